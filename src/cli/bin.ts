@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { registerOrgCommands } from "./org-commands.js";
+import { registerServerCommands } from "./server-commands.js";
+
+const program = new Command()
+  .name("latchkey")
+  .description("Self-hostable API-key management with exact per-organization rate limits.")
+  .showHelpAfterError();
+
+registerServerCommands(program);
+registerOrgCommands(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`latchkey: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,120 @@
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import { loadConfig } from "../config.js";
+import { systemClock } from "../domain/clock.js";
+import { createSecretHasher } from "../domain/credentials.js";
+import {
+  DEFAULT_MAX_KEYS,
+  defaultQuota,
+  isRateLimitGroup,
+  RATE_LIMIT_GROUPS,
+} from "../domain/rate-limit-groups.js";
+import { toKeyResponse } from "../http/key-response.js";
+import { createOrganizationWithOwner } from "../services/organizations.js";
+import type { KeyStore } from "../store/key-store.js";
+import { openKeyStore } from "../store/open-database.js";
+import { parseInteger } from "./parse.js";
+
+async function withStore<T>(work: (store: KeyStore) => Promise<T>): Promise<T> {
+  const store = await openKeyStore(loadConfig().databaseUrl);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function parseGroup(value: string): string {
+  if (!isRateLimitGroup(value))
+    throw new InvalidArgumentError(`must be one of ${RATE_LIMIT_GROUPS.join(", ")}.`);
+  return value;
+}
+
+/** `--quota default` clears an override; a number sets one. */
+function parseQuota(value: string): number | null {
+  if (value === "default") return null;
+  const quota = parseInteger(value);
+  if (quota < 1) throw new InvalidArgumentError("must be at least 1 (or 'default').");
+  return quota;
+}
+
+export function registerOrgCommands(program: Command): void {
+  const org = program
+    .command("org")
+    .description("Manage organizations (operator commands, run beside the database).");
+
+  org
+    .command("create")
+    .description("Create an organization and its owner key, and print them (the secret only this once).")
+    .requiredOption("--name <name>", "organization name")
+    .option("--json", "print {organization, key} as JSON")
+    .action(async (options: { name: string; json?: boolean }) => {
+      const created = await withStore((store) =>
+        createOrganizationWithOwner(
+          { store, hasher: createSecretHasher(loadConfig().secretPepper), clock: systemClock },
+          options.name,
+        ),
+      );
+      const key = { ...toKeyResponse(created.owner), api_key: created.secret };
+      const organization = { id: created.organization.id, name: created.organization.name };
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ organization, key }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(
+        `Created organization ${organization.name} (${organization.id}).\n` +
+          `Owner key (all current and future permissions); store the secret now, it is not shown again:\n` +
+          `  api_id:  ${key.api_id}\n  api_key: ${key.api_key}\n`,
+      );
+    });
+
+  org
+    .command("limits")
+    .description("Show or override an organization's limits; running nodes apply changes within 2 seconds.")
+    .requiredOption("--org <id>", "organization id (org_...)")
+    .option("--group <group>", "operation group to override, with --quota", parseGroup)
+    .option("--quota <n>", "requests per window for --group, or 'default'", parseQuota)
+    .option("--max-keys <n>", "key quota, or 'default'", parseQuota)
+    .option("--json", "print the resulting limits as JSON")
+    .action(
+      async (options: {
+        org: string;
+        group?: string;
+        quota?: number | null;
+        maxKeys?: number | null;
+        json?: boolean;
+      }) => {
+        if ((options.group === undefined) !== (options.quota === undefined)) {
+          throw new Error("--group and --quota go together.");
+        }
+        const limits = await withStore(async (store) => {
+          if (!(await store.findOrganization(options.org)))
+            throw new Error(`No organization ${options.org}.`);
+          if (options.group !== undefined && options.quota !== undefined && isRateLimitGroup(options.group)) {
+            await store.setQuota(options.org, options.group, options.quota);
+          }
+          if (options.maxKeys !== undefined) await store.setMaxKeys(options.org, options.maxKeys);
+          return store.getLimits(options.org);
+        });
+        const window = loadConfig().rateWindowSeconds;
+        const groups = Object.fromEntries(
+          RATE_LIMIT_GROUPS.map((group) => [group, limits.quotas[group] ?? defaultQuota(group)]),
+        );
+        const result = {
+          organization: options.org,
+          max_keys: limits.maxKeys ?? DEFAULT_MAX_KEYS,
+          window_seconds: window,
+          quotas: groups,
+        };
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+          return;
+        }
+        process.stdout.write(
+          `Limits of ${options.org} (window ${window}s):\n  max keys: ${result.max_keys}\n`,
+        );
+        for (const [group, quota] of Object.entries(groups))
+          process.stdout.write(`  ${group.padEnd(26)} ${quota}\n`);
+      },
+    );
+}

@@ -1,0 +1,30 @@
+import type { Command } from "commander";
+import { loadConfig } from "../config.js";
+import { serve } from "../main.js";
+import { openKeyStore } from "../store/open-database.js";
+import { parseInteger } from "./parse.js";
+
+export function registerServerCommands(program: Command): void {
+  program
+    .command("serve")
+    .description(
+      "Start the HTTP server (database from LATCHKEY_DATABASE_URL, Redis from LATCHKEY_REDIS_URL).",
+    )
+    .option("--port <port>", "TCP port (default 8080, env PORT)", parseInteger)
+    .option("--host <host>", "interface to bind (default 127.0.0.1, env HOST)")
+    .action(async (options: { port?: number; host?: string }) => {
+      await serve({
+        ...(options.port !== undefined ? { port: options.port } : {}),
+        ...(options.host !== undefined ? { host: options.host } : {}),
+      });
+    });
+
+  program
+    .command("migrate")
+    .description("Bring the database schema up to date (the server also does this at start).")
+    .action(async () => {
+      const store = await openKeyStore(loadConfig().databaseUrl);
+      await store.close();
+      process.stdout.write("Database schema is up to date.\n");
+    });
+}

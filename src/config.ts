@@ -1,0 +1,70 @@
+import { Ajv } from "ajv";
+import { type Static, Type } from "typebox";
+
+/** Every setting latchkey reads from the environment; the only place `process.env` is read. */
+const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ default: "127.0.0.1" }),
+  LATCHKEY_DATABASE_URL: Type.String({ default: "sqlite:./data/latchkey.db" }),
+  LATCHKEY_REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
+  LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
+  LATCHKEY_LOG_LEVEL: Type.Union(
+    ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
+    { default: "info" },
+  ),
+});
+
+type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config {
+  /** TCP port to listen on (env PORT). */
+  port: number;
+  /** Interface to bind (env HOST). */
+  host: string;
+  /** `sqlite:<path>` or `postgres://...`. */
+  databaseUrl: string;
+  /** Redis for shared rate-limit state; absent means the in-memory limiter. */
+  redisUrl: string | undefined;
+  /** Sliding-window length; 60 in production, shorter for tests and demos. */
+  rateWindowSeconds: number;
+  /** Whether the first start on an empty database creates organization `default` and its owner key. */
+  bootstrap: boolean;
+  /** Server-side secret mixed into stored secret hashes (HMAC), when set. */
+  secretPepper: string | undefined;
+  logLevel: string;
+}
+
+const validate = new Ajv({
+  coerceTypes: true,
+  useDefaults: true,
+  allErrors: true,
+  strict: false,
+}).compile<RawConfig>(ConfigSchema);
+
+/** Reads and checks the environment once; a bad value stops the process with a message naming it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const raw: Record<string, unknown> = {};
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name];
+    if (value !== undefined && value !== "") raw[name] = value;
+  }
+  if (!validate(raw)) {
+    const problems = (validate.errors ?? []).map(
+      (e) => `${e.instancePath.slice(1) || "config"} ${e.message}`,
+    );
+    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
+  }
+  const config = raw as RawConfig;
+  return Object.freeze({
+    port: config.PORT,
+    host: config.HOST,
+    databaseUrl: config.LATCHKEY_DATABASE_URL,
+    redisUrl: config.LATCHKEY_REDIS_URL,
+    rateWindowSeconds: config.LATCHKEY_RATE_WINDOW_SECONDS,
+    bootstrap: config.LATCHKEY_BOOTSTRAP === "on",
+    secretPepper: config.LATCHKEY_SECRET_PEPPER,
+    logLevel: config.LATCHKEY_LOG_LEVEL,
+  });
+}

@@ -1,0 +1,57 @@
+/** The closed list of error codes; each has exactly one HTTP status. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  missing_permission: 403,
+  insufficient_authority: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  key_quota_exceeded: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  plan_limit_exceeded: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One problem with one part of the input, as a JSON pointer into the request. */
+export interface ValidationIssue {
+  /** JSON pointer of the offending member, e.g. `/name` or `/query/count`. */
+  path: string;
+  /** What is wrong with it, for a person to read. */
+  message: string;
+}
+
+/** Every failure the services can report. One handler renders it; nothing else builds error bodies. */
+export class LatchkeyError extends Error {
+  readonly code: ErrorCode;
+  readonly validationErrors: ValidationIssue[] | undefined;
+  /** Seconds to wait, on rate-limit rejections only. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extra: { validationErrors?: ValidationIssue[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = "LatchkeyError";
+    this.code = code;
+    this.validationErrors = extra.validationErrors;
+    this.retryAfterSeconds = extra.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function invalidRequest(message: string, path?: string): LatchkeyError {
+  return new LatchkeyError(
+    "invalid_request",
+    message,
+    path === undefined ? {} : { validationErrors: [{ path, message }] },
+  );
+}

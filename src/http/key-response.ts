@@ -1,0 +1,18 @@
+import { effectivePermissions } from "../domain/permissions.js";
+import type { ApiKeyRecord } from "../store/key-store.js";
+import type { KeyRecord } from "./schemas.js";
+
+/** The public record of a key: never its secret or hash, permissions as currently granted. */
+export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
+  return {
+    id: key.id,
+    api_id: key.apiId,
+    name: key.name,
+    description: key.description,
+    enabled: key.enabled,
+    permissions: effectivePermissions(key),
+    all_future_permissions: key.allFuturePermissions,
+    created_at: new Date(key.createdAt).toISOString(),
+    updated_at: new Date(key.updatedAt).toISOString(),
+  };
+}

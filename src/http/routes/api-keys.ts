@@ -1,0 +1,116 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { parsePermissionFilter } from "../../domain/permissions.js";
+import type { KeyService } from "../../services/key-service.js";
+import { KEY_OPERATIONS } from "../../services/operations.js";
+import { toKeyResponse } from "../key-response.js";
+import { callerOf } from "../management-guard.js";
+import { rejectOtherMethods } from "../method-not-allowed.js";
+import {
+  CreatedKeyRecord,
+  KeyConfigurationBody,
+  KeyIdParams,
+  KeyList,
+  KeyRecord,
+  ListKeysQuery,
+} from "../schemas.js";
+
+const security = [{ basicAuth: [] }];
+const tags = ["API keys"];
+
+/** `/v1/api-keys`: parse, call one service method, shape the reply. */
+export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeyService }): Promise<void> {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  routes.addHook("onSend", async (_request, reply) => {
+    reply.header("Cache-Control", "no-store");
+  });
+
+  routes.post(
+    "/v1/api-keys",
+    {
+      config: { operation: KEY_OPERATIONS.createKey },
+      schema: {
+        summary: "Create a key",
+        tags,
+        security,
+        body: KeyConfigurationBody,
+        response: { 200: CreatedKeyRecord },
+      },
+    },
+    async (request) => {
+      const { key, secret } = await keys.create(callerOf(request), request.body);
+      return { ...toKeyResponse(key), api_key: secret };
+    },
+  );
+
+  routes.get(
+    "/v1/api-keys",
+    {
+      config: { operation: KEY_OPERATIONS.listKeys },
+      schema: {
+        summary: "List keys, newest first",
+        tags,
+        security,
+        querystring: ListKeysQuery,
+        response: { 200: KeyList },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const page = await keys.list(callerOf(request), {
+        count: query.count,
+        pageStart: query.page_start,
+        includeDisabled: query.include_disabled,
+        withPermission: parsePermissionFilter(query.with_permission ?? []),
+      });
+      return { data: page.keys.map(toKeyResponse), pagination: { next_page_start: page.nextPageStart } };
+    },
+  );
+
+  routes.get(
+    "/v1/api-keys/:id",
+    {
+      config: { operation: KEY_OPERATIONS.getKey },
+      schema: {
+        summary: "Retrieve a key",
+        tags,
+        security,
+        params: KeyIdParams,
+        response: { 200: KeyRecord },
+      },
+    },
+    async (request) => toKeyResponse(await keys.get(callerOf(request), request.params.id)),
+  );
+
+  routes.post(
+    "/v1/api-keys/:id",
+    {
+      config: { operation: KEY_OPERATIONS.updateKey },
+      schema: {
+        summary: "Replace a key's whole configuration",
+        tags,
+        security,
+        params: KeyIdParams,
+        body: KeyConfigurationBody,
+        response: { 200: KeyRecord },
+      },
+    },
+    async (request) => toKeyResponse(await keys.update(callerOf(request), request.params.id, request.body)),
+  );
+
+  routes.delete(
+    "/v1/api-keys/:id",
+    {
+      config: { operation: KEY_OPERATIONS.disableKey },
+      schema: { summary: "Disable a key (it is never removed)", tags, security, params: KeyIdParams },
+    },
+    async (request, reply) => {
+      await keys.disable(callerOf(request), request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  rejectOtherMethods(routes, "/v1/api-keys", ["GET", "POST"]);
+  rejectOtherMethods(routes, "/v1/api-keys/:id", ["GET", "POST", "DELETE"]);
+}

@@ -1,0 +1,35 @@
+import { pathToFileURL } from "node:url";
+import { buildApp } from "./app.js";
+import { bootstrapFirstOrganization } from "./bootstrap.js";
+import { type Config, loadConfig } from "./config.js";
+
+/** Starts the HTTP server and stops it gracefully on SIGTERM or SIGINT, finishing requests in flight. */
+export async function serve(overrides: Partial<Pick<Config, "port" | "host">> = {}): Promise<void> {
+  const config = { ...loadConfig(), ...overrides };
+  const { app, services } = await buildApp({ config });
+  if (config.bootstrap) await bootstrapFirstOrganization(services);
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, "shutting down");
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, "error during shutdown");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", shutdown);
+  process.once("SIGINT", shutdown);
+  await app.listen({ port: config.port, host: config.host });
+}
+
+// `npm start` runs this file directly; the CLI imports `serve` instead.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  serve().catch((error: unknown) => {
+    process.stderr.write(`latchkey: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,45 @@
+import type { SecretHasher } from "../domain/credentials.js";
+import { LatchkeyError } from "../domain/errors.js";
+import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+
+/** The same message for every failure, so a response never tells which part of a credential was wrong. */
+const UNAUTHORIZED_MESSAGE =
+  "Authentication required: send a valid, enabled api_id and api_key with HTTP Basic.";
+
+export function unauthorized(): LatchkeyError {
+  return new LatchkeyError("unauthorized", UNAUTHORIZED_MESSAGE);
+}
+
+/** Splits an `Authorization: Basic ...` header (RFC 7617) into user-id and password, or undefined. */
+export function parseBasicCredentials(
+  header: string | undefined,
+): { apiId: string; secret: string } | undefined {
+  if (!header) return undefined;
+  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) return undefined;
+  return { apiId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+// Hash of a value no secret can equal: unknown api_ids still pay for one comparison, so response time
+// does not reveal which api_ids exist.
+const DECOY_HASH = "0".repeat(64);
+
+/**
+ * Resolves the calling key from its Basic credentials. Always reads the store, never a cache, so a key
+ * disabled on any node is refused on the very next request everywhere.
+ */
+export async function authenticate(
+  header: string | undefined,
+  store: KeyStore,
+  hasher: SecretHasher,
+): Promise<ApiKeyRecord> {
+  const credentials = parseBasicCredentials(header);
+  if (!credentials) throw unauthorized();
+  const key = await store.findKeyByApiId(credentials.apiId);
+  const secretMatches = hasher.matches(credentials.secret, key?.secretHash ?? DECOY_HASH);
+  if (!key || !secretMatches || !key.enabled) throw unauthorized();
+  return key;
+}

@@ -1,0 +1,127 @@
+import { assertCanCreate, assertCanDisable, assertCanUpdate } from "../domain/authority.js";
+import type { Clock } from "../domain/clock.js";
+import { newApiId, newKeyId, newSecret, type SecretHasher } from "../domain/credentials.js";
+import { LatchkeyError } from "../domain/errors.js";
+import {
+  type KeyConfigurationInput,
+  parseKeyConfiguration,
+  withDefaultName,
+} from "../domain/key-configuration.js";
+import type { Permission } from "../domain/permissions.js";
+import { DEFAULT_MAX_KEYS } from "../domain/rate-limit-groups.js";
+import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import { decodeCursor, encodeCursor } from "./list-cursor.js";
+
+/** A list request after its query string was validated. */
+export interface ListKeysRequest {
+  count: number;
+  pageStart?: string | undefined;
+  includeDisabled: boolean;
+  withPermission: readonly Permission[];
+}
+
+export interface KeyPage {
+  keys: ApiKeyRecord[];
+  /** Cursor of the next page, or null when this was the last. */
+  nextPageStart: string | null;
+}
+
+/**
+ * The key-management use cases. The caller has already been authenticated, checked for the operation's
+ * permission and counted by the rate limiter; what remains is validation, lookup, authority, quota, effect.
+ */
+export interface KeyService {
+  /** Creates a key; the secret is returned here and never again. */
+  create(caller: ApiKeyRecord, input: KeyConfigurationInput): Promise<{ key: ApiKeyRecord; secret: string }>;
+  list(caller: ApiKeyRecord, request: ListKeysRequest): Promise<KeyPage>;
+  get(caller: ApiKeyRecord, id: string): Promise<ApiKeyRecord>;
+  /** Replaces the whole configuration; the secret is neither rotated nor returned. */
+  update(caller: ApiKeyRecord, id: string, input: KeyConfigurationInput): Promise<ApiKeyRecord>;
+  /** Disables the key; repeating it succeeds. Keys are never removed. */
+  disable(caller: ApiKeyRecord, id: string): Promise<void>;
+}
+
+export interface KeyServiceOptions {
+  store: KeyStore;
+  hasher: SecretHasher;
+  clock: Clock;
+}
+
+function notFound(id: string): LatchkeyError {
+  return new LatchkeyError("not_found", `No API key with id "${id}" exists in this organization.`);
+}
+
+export function createKeyService({ store, hasher, clock }: KeyServiceOptions): KeyService {
+  async function change(caller: ApiKeyRecord, id: string, decide: (current: ApiKeyRecord) => ApiKeyRecord) {
+    const changed = await store.changeKey(caller.orgId, id, decide);
+    if (!changed) throw notFound(id);
+    return changed;
+  }
+
+  return {
+    async create(caller, input) {
+      const now = clock.now();
+      const configuration = withDefaultName(parseKeyConfiguration(input), now);
+      assertCanCreate(caller, configuration);
+      const secret = newSecret();
+      const key: ApiKeyRecord = {
+        ...configuration,
+        id: newKeyId(),
+        orgId: caller.orgId,
+        apiId: newApiId(),
+        secretHash: hasher.hash(secret),
+        createdAt: now,
+        updatedAt: now,
+      };
+      const result = await store.insertKey(key, DEFAULT_MAX_KEYS);
+      if (result.type === "quota_exceeded") {
+        throw new LatchkeyError(
+          "key_quota_exceeded",
+          `This organization already has its quota of ${result.maxKeys} API keys (disabled keys count too). ` +
+            "Disabling a key does not free a slot; contact support for a higher quota.",
+        );
+      }
+      return { key, secret };
+    },
+
+    async list(caller, request) {
+      const after = request.pageStart === undefined ? undefined : decodeCursor(request.pageStart);
+      const rows = await store.listKeys(caller.orgId, {
+        limit: request.count + 1,
+        after,
+        includeDisabled: request.includeDisabled,
+        withPermissions: request.withPermission,
+      });
+      const keys = rows.slice(0, request.count);
+      const last = keys[keys.length - 1];
+      return { keys, nextPageStart: rows.length > request.count && last ? encodeCursor(last) : null };
+    },
+
+    async get(caller, id) {
+      const key = await store.findKey(caller.orgId, id);
+      if (!key) throw notFound(id);
+      return key;
+    },
+
+    async update(caller, id, input) {
+      // Validation comes before the lookup (DESIGN.md order of checks): a bad body is 400 even for an
+      // unknown id.
+      const requested = parseKeyConfiguration(input);
+      return change(caller, id, (current) => {
+        assertCanUpdate(caller, current, requested);
+        return {
+          ...current,
+          ...withDefaultName(requested, current.createdAt),
+          updatedAt: Math.max(clock.now(), current.updatedAt),
+        };
+      });
+    },
+
+    async disable(caller, id) {
+      await change(caller, id, (current) => {
+        assertCanDisable(caller, current);
+        return { ...current, enabled: false, updatedAt: Math.max(clock.now(), current.updatedAt) };
+      });
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { Clock } from "../domain/clock.js";
+import { randomBase62, type SecretHasher } from "../domain/credentials.js";
+import type { ApiKeyRecord, KeyStore, Organization } from "../store/key-store.js";
+import { createKeyService } from "./key-service.js";
+
+export interface OrganizationWithOwner {
+  organization: Organization;
+  /** The owner key: all current and future permissions. */
+  owner: ApiKeyRecord;
+  /** The owner key's secret, shown once. */
+  secret: string;
+}
+
+/**
+ * Creates an organization and its first key. Nobody can hold authority over an empty organization, so
+ * the owner key is minted here, for the operator (CLI or first start), as the dashboard would.
+ */
+export async function createOrganizationWithOwner(
+  deps: { store: KeyStore; hasher: SecretHasher; clock: Clock },
+  name: string,
+): Promise<OrganizationWithOwner> {
+  const organization: Organization = { id: `org_${randomBase62(22)}`, name, createdAt: deps.clock.now() };
+  await deps.store.createOrganization(organization);
+  // The founding key is created as if by an all-future caller of the new organization.
+  const founder = {
+    orgId: organization.id,
+    permissions: [],
+    allFuturePermissions: true,
+  } as unknown as ApiKeyRecord;
+  const { key, secret } = await createKeyService(deps).create(founder, {
+    name: "Owner key",
+    description: "Created with the organization; holds every current and future permission.",
+    permissions: [],
+    all_future_permissions: true,
+  });
+  return { organization, owner: key, secret };
+}

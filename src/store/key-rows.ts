@@ -1,0 +1,50 @@
+import { isPermission, type Permission } from "../domain/permissions.js";
+import type { ApiKeyRecord } from "./key-store.js";
+import type { ApiKeysTable } from "./schema.js";
+
+/** `,a,b,`: every name wrapped in commas, so `LIKE '%,name,%'` matches exactly one name. */
+export function encodePermissions(permissions: readonly Permission[]): string {
+  return permissions.length === 0 ? "," : `,${permissions.join(",")},`;
+}
+
+/** Names no longer in the catalogue are dropped rather than reported as granted. */
+export function decodePermissions(stored: string): Permission[] {
+  return stored.split(",").filter((name): name is Permission => name !== "" && isPermission(name));
+}
+
+/** A LIKE pattern matching one encoded name; `_` and `%` are escaped with `\`. */
+export function permissionPattern(permission: string): string {
+  return `%,${permission.replace(/[\\%_]/g, (c) => `\\${c}`)},%`;
+}
+
+export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    apiId: row.api_id,
+    secretHash: row.secret_hash,
+    name: row.name,
+    description: row.description,
+    enabled: Number(row.enabled) === 1,
+    permissions: decodePermissions(row.permissions),
+    allFuturePermissions: Number(row.all_future) === 1,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
+  return {
+    id: key.id,
+    org_id: key.orgId,
+    api_id: key.apiId,
+    secret_hash: key.secretHash,
+    name: key.name,
+    description: key.description,
+    enabled: key.enabled ? 1 : 0,
+    permissions: encodePermissions(key.permissions),
+    all_future: key.allFuturePermissions ? 1 : 0,
+    created_at: key.createdAt,
+    updated_at: key.updatedAt,
+  };
+}

@@ -1,0 +1,95 @@
+import type { KeyConfiguration } from "../domain/key-configuration.js";
+import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
+
+/** An API key as stored: its configuration plus identity, secret hash and times. */
+export interface ApiKeyRecord extends KeyConfiguration {
+  /** Resource identifier (`key_...`), used in management paths. */
+  id: string;
+  /** Organization that owns the key. */
+  orgId: string;
+  /** Public Basic-authentication username (`lkid_...`). */
+  apiId: string;
+  /** Hash of the secret; the secret itself is never stored. */
+  secretHash: string;
+  /** Epoch milliseconds of creation. */
+  createdAt: number;
+  /** Epoch milliseconds of the last change. */
+  updatedAt: number;
+}
+
+export interface Organization {
+  /** `org_...` identifier. */
+  id: string;
+  /** Human name given at creation. */
+  name: string;
+  /** Epoch milliseconds of creation. */
+  createdAt: number;
+}
+
+/** Operator overrides of one organization; absent members mean the defaults. */
+export interface OrganizationLimits {
+  /** Key quota override. */
+  maxKeys: number | null;
+  /** Raised (or lowered) allowances per operation group. */
+  quotas: Partial<Record<RateLimitGroup, number>>;
+}
+
+/** Where the list continues: strictly older than this (created_at, id) pair. */
+export interface ListPosition {
+  createdAt: number;
+  id: string;
+}
+
+export interface ListKeysQuery {
+  /** Rows to return at most. */
+  limit: number;
+  /** Continue after this position (exclusive); first page when absent. */
+  after?: ListPosition | undefined;
+  /** Whether disabled keys are returned too. */
+  includeDisabled: boolean;
+  /** Keys must allow every one of these (all-future keys always do). */
+  withPermissions: readonly string[];
+}
+
+/** The outcome of an insert that must respect the organization's key quota. */
+export type InsertKeyResult = { type: "created" } | { type: "quota_exceeded"; maxKeys: number };
+
+/**
+ * Persistence of organizations, keys and operator overrides. Implementations must make the quota check
+ * and the insert one atomic step, and run each `changeKey` decision against the row it then writes.
+ */
+export interface KeyStore {
+  /** Creates an organization with no keys. */
+  createOrganization(org: Organization): Promise<void>;
+  /** Looks an organization up by id. */
+  findOrganization(id: string): Promise<Organization | undefined>;
+  /** Whether any organization exists yet (first start detection). */
+  hasOrganizations(): Promise<boolean>;
+  /** Reads the operator overrides of one organization. */
+  getLimits(orgId: string): Promise<OrganizationLimits>;
+  /** Sets (or with null, clears) the key quota override. */
+  setMaxKeys(orgId: string, maxKeys: number | null): Promise<void>;
+  /** Sets (or with null, clears) one group's allowance override. */
+  setQuota(orgId: string, group: RateLimitGroup, quota: number | null): Promise<void>;
+  /** Inserts a key unless the organization already holds its quota of keys, atomically. */
+  insertKey(key: ApiKeyRecord, defaultMaxKeys: number): Promise<InsertKeyResult>;
+  /** Finds a key by its Basic-auth username, in any organization. */
+  findKeyByApiId(apiId: string): Promise<ApiKeyRecord | undefined>;
+  /** Finds a key by resource id within one organization. */
+  findKey(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /** One page of keys, newest first (created_at, then id, descending). */
+  listKeys(orgId: string, query: ListKeysQuery): Promise<ApiKeyRecord[]>;
+  /**
+   * Reads the key, lets `decide` compute its replacement (or throw to refuse), and writes it, as one
+   * transaction with the row locked. Resolves undefined when there is no such key.
+   */
+  changeKey(
+    orgId: string,
+    id: string,
+    decide: (current: ApiKeyRecord) => ApiKeyRecord,
+  ): Promise<ApiKeyRecord | undefined>;
+  /** Cheap round trip for readiness checks. */
+  ping(): Promise<void>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,175 @@
+import { type Kysely, sql } from "kysely";
+import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
+import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
+import type { KeyStore, OrganizationLimits } from "./key-store.js";
+import type { Database } from "./schema.js";
+
+export interface KyselyKeyStoreOptions {
+  /** The connected database; the store closes it on `close()`. */
+  db: Kysely<Database>;
+  /**
+   * Whether to take row locks (`SELECT ... FOR UPDATE`). PostgreSQL needs them; SQLite has no such
+   * clause and needs none, because its writers are serialized by the single connection.
+   */
+  rowLocks: boolean;
+}
+
+/** The KeyStore over Kysely: the same queries run on SQLite and PostgreSQL. */
+export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): KeyStore {
+  return {
+    async createOrganization(org) {
+      await db
+        .insertInto("organizations")
+        .values({ id: org.id, name: org.name, created_at: org.createdAt, key_count: 0, max_keys: null })
+        .execute();
+    },
+
+    async findOrganization(id) {
+      const row = await db.selectFrom("organizations").selectAll().where("id", "=", id).executeTakeFirst();
+      return row && { id: row.id, name: row.name, createdAt: Number(row.created_at) };
+    },
+
+    async hasOrganizations() {
+      const row = await db.selectFrom("organizations").select("id").limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async getLimits(orgId) {
+      const [org, overrides] = await Promise.all([
+        db.selectFrom("organizations").select("max_keys").where("id", "=", orgId).executeTakeFirst(),
+        db
+          .selectFrom("rate_limit_overrides")
+          .select(["group_name", "quota"])
+          .where("org_id", "=", orgId)
+          .execute(),
+      ]);
+      const limits: OrganizationLimits = { maxKeys: org?.max_keys ?? null, quotas: {} };
+      for (const { group_name, quota } of overrides) {
+        if (isRateLimitGroup(group_name)) limits.quotas[group_name] = Number(quota);
+      }
+      return limits;
+    },
+
+    async setMaxKeys(orgId, maxKeys) {
+      await db.updateTable("organizations").set({ max_keys: maxKeys }).where("id", "=", orgId).execute();
+    },
+
+    async setQuota(orgId, group: RateLimitGroup, quota) {
+      if (quota === null) {
+        await db
+          .deleteFrom("rate_limit_overrides")
+          .where("org_id", "=", orgId)
+          .where("group_name", "=", group)
+          .execute();
+        return;
+      }
+      await db
+        .insertInto("rate_limit_overrides")
+        .values({ org_id: orgId, group_name: group, quota })
+        .onConflict((oc) => oc.columns(["org_id", "group_name"]).doUpdateSet({ quota }))
+        .execute();
+    },
+
+    async insertKey(key, defaultMaxKeys) {
+      return db.transaction().execute(async (trx) => {
+        // One conditional increment is both the quota check and the reservation: on PostgreSQL the
+        // row lock it takes makes concurrent creates of one organization queue behind each other.
+        const reserved = await trx
+          .updateTable("organizations")
+          .set({ key_count: sql`key_count + 1` })
+          .where("id", "=", key.orgId)
+          .where("key_count", "<", sql<number>`coalesce(max_keys, ${defaultMaxKeys})`)
+          .returning("key_count")
+          .executeTakeFirst();
+        if (!reserved) {
+          const org = await trx
+            .selectFrom("organizations")
+            .select("max_keys")
+            .where("id", "=", key.orgId)
+            .executeTakeFirst();
+          return { type: "quota_exceeded", maxKeys: org?.max_keys ?? defaultMaxKeys } as const;
+        }
+        await trx.insertInto("api_keys").values(recordToRow(key)).execute();
+        return { type: "created" } as const;
+      });
+    },
+
+    async findKeyByApiId(apiId) {
+      const row = await db.selectFrom("api_keys").selectAll().where("api_id", "=", apiId).executeTakeFirst();
+      return row && rowToRecord(row);
+    },
+
+    async findKey(orgId, id) {
+      const row = await db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where("id", "=", id)
+        .where("org_id", "=", orgId)
+        .executeTakeFirst();
+      return row && rowToRecord(row);
+    },
+
+    async listKeys(orgId, query) {
+      let select = db.selectFrom("api_keys").selectAll().where("org_id", "=", orgId);
+      if (!query.includeDisabled) select = select.where("enabled", "=", 1);
+      if (query.withPermissions.length > 0) {
+        select = select.where((eb) =>
+          eb.or([
+            eb("all_future", "=", 1),
+            eb.and(
+              query.withPermissions.map(
+                (permission) => sql<boolean>`permissions like ${permissionPattern(permission)} escape '\\'`,
+              ),
+            ),
+          ]),
+        );
+      }
+      const after = query.after;
+      if (after) {
+        select = select.where((eb) =>
+          eb.or([
+            eb("created_at", "<", after.createdAt),
+            eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
+          ]),
+        );
+      }
+      const rows = await select
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(query.limit)
+        .execute();
+      return rows.map(rowToRecord);
+    },
+
+    async changeKey(orgId, id, decide) {
+      return db.transaction().execute(async (trx) => {
+        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("org_id", "=", orgId);
+        if (rowLocks) select = select.forUpdate();
+        const row = await select.executeTakeFirst();
+        if (!row) return undefined;
+        const next = recordToRow(decide(rowToRecord(row)));
+        await trx
+          .updateTable("api_keys")
+          .set({
+            name: next.name,
+            description: next.description,
+            enabled: next.enabled,
+            permissions: next.permissions,
+            all_future: next.all_future,
+            updated_at: next.updated_at,
+          })
+          .where("id", "=", id)
+          .execute();
+        return rowToRecord(next);
+      });
+    },
+
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import type { KeyStore } from "./key-store.js";
+import { createKyselyKeyStore } from "./kysely-key-store.js";
+import { migrateToLatest } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+const INT8_OID = 20;
+
+function openSqlite(path: string): Kysely<Database> {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const database = new SQLite(path);
+  database.pragma("journal_mode = WAL");
+  // The CLI writes overrides from another process; wait for its lock instead of failing.
+  database.pragma("busy_timeout = 5000");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+function openPostgres(url: string): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Epoch milliseconds live in bigint columns; they fit a JavaScript number exactly.
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Opens the store named by a database URL (`sqlite:<path>`, `sqlite::memory:` or `postgres://...`)
+ * and migrates it to the latest schema.
+ */
+export async function openKeyStore(databaseUrl: string): Promise<KeyStore> {
+  const isPostgres = /^postgres(ql)?:\/\//.test(databaseUrl);
+  if (!isPostgres && !databaseUrl.startsWith("sqlite:")) {
+    throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
+  }
+  const db = isPostgres ? openPostgres(databaseUrl) : openSqlite(databaseUrl.slice("sqlite:".length));
+  try {
+    await migrateToLatest(db as Kysely<unknown>);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return createKyselyKeyStore({ db, rowLocks: isPostgres });
+}

@@ -1,0 +1,91 @@
+import { Writable } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import { onTestFinished } from "vitest";
+import { buildApp, type Services } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import type { Clock } from "../../src/domain/clock.js";
+import { createOrganizationWithOwner } from "../../src/services/organizations.js";
+
+/** A clock the test moves by hand. */
+export interface FakeClock extends Clock {
+  advance(ms: number): void;
+  set(ms: number): void;
+}
+
+export function fakeClock(start = Date.parse("2026-11-22T10:00:00.000Z")): FakeClock {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+    set: (ms) => {
+      now = ms;
+    },
+  };
+}
+
+/** Basic credentials of one key, ready for `headers`. */
+export interface TestKey {
+  id: string;
+  apiId: string;
+  secret: string;
+  orgId: string;
+  headers: { authorization: string };
+}
+
+export function basicAuth(apiId: string, secret: string): { authorization: string } {
+  return { authorization: `Basic ${Buffer.from(`${apiId}:${secret}`).toString("base64")}` };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  clock: FakeClock | undefined;
+  /** Every JSON log line the app wrote. */
+  logs: string[];
+  /** Creates an organization with an all-future owner key. */
+  createOrganization(name?: string): Promise<TestKey>;
+}
+
+export interface TestAppOptions {
+  /** Environment overrides (LATCHKEY_DATABASE_URL defaults to a fresh in-memory SQLite). */
+  env?: Record<string, string>;
+  /** A fake clock; the system clock when absent. */
+  clock?: FakeClock;
+}
+
+/** Builds a fresh app over its own database and closes it when the test ends. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+  const config = loadConfig({
+    LATCHKEY_DATABASE_URL: "sqlite::memory:",
+    LATCHKEY_LOG_LEVEL: "info",
+    ...options.env,
+  });
+  const { app, services } = await buildApp({ config, clock: options.clock, logStream });
+  onTestFinished(() => app.close());
+  await app.ready();
+  return {
+    app,
+    services,
+    clock: options.clock,
+    logs,
+    async createOrganization(name = "acme") {
+      const { organization, owner, secret } = await createOrganizationWithOwner(services, name);
+      return {
+        id: owner.id,
+        apiId: owner.apiId,
+        secret,
+        orgId: organization.id,
+        headers: basicAuth(owner.apiId, secret),
+      };
+    },
+  };
+}
