@@ -30,13 +30,18 @@ function parseGroup(value: string): string {
   return value;
 }
 
-/** `--quota default` clears an override; a number sets one. */
-function parseQuota(value: string): number | null {
-  if (value === "default") return null;
+/**
+ * `--quota default` clears an override; a number sets one. (Commander turns a parser's null into "",
+ * so the sentinel stays a string until it is used.)
+ */
+function parseQuota(value: string): number | "default" {
+  if (value === "default") return "default";
   const quota = parseInteger(value);
   if (quota < 1) throw new InvalidArgumentError("must be at least 1 (or 'default').");
   return quota;
 }
+
+const orNull = (value: number | "default"): number | null => (value === "default" ? null : value);
 
 export function registerOrgCommands(program: Command): void {
   const org = program
@@ -80,8 +85,8 @@ export function registerOrgCommands(program: Command): void {
       async (options: {
         org: string;
         group?: string;
-        quota?: number | null;
-        maxKeys?: number | null;
+        quota?: number | "default";
+        maxKeys?: number | "default";
         json?: boolean;
       }) => {
         if ((options.group === undefined) !== (options.quota === undefined)) {
@@ -91,9 +96,9 @@ export function registerOrgCommands(program: Command): void {
           if (!(await store.findOrganization(options.org)))
             throw new Error(`No organization ${options.org}.`);
           if (options.group !== undefined && options.quota !== undefined && isRateLimitGroup(options.group)) {
-            await store.setQuota(options.org, options.group, options.quota);
+            await store.setQuota(options.org, options.group, orNull(options.quota));
           }
-          if (options.maxKeys !== undefined) await store.setMaxKeys(options.org, options.maxKeys);
+          if (options.maxKeys !== undefined) await store.setMaxKeys(options.org, orNull(options.maxKeys));
           return store.getLimits(options.org);
         });
         const window = loadConfig().rateWindowSeconds;

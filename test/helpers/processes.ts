@@ -1,0 +1,78 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { onTestFinished } from "vitest";
+
+const run = promisify(execFile);
+const root = new URL("../../", import.meta.url).pathname;
+export const CLI = join(root, "dist/cli/bin.js");
+export const MAIN = join(root, "dist/main.js");
+
+/** A temporary directory removed when the test ends. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "latchkey-test-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs the built `latchkey` command and returns its output; rejects on a non-zero exit. */
+export async function latchkey(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 20_000 });
+}
+
+/** Runs the built `latchkey` command and returns its exit code and output, whatever the code. */
+export async function latchkeyStatus(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    return { code: 0, ...(await latchkey(args, env)) };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  /** Everything written to standard error so far. */
+  stderr(): string;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `node dist/main.js` on a free port and waits until `/healthz` answers. */
+export async function startServer(env: Record<string, string>, port: number): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LATCHKEY_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return { child, baseUrl, stderr: () => stderr, exited };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`server did not start: ${stderr}`);
+}

@@ -1,0 +1,54 @@
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { basicAuth } from "../helpers/build-test-app.js";
+import { startServer, tempDir } from "../helpers/processes.js";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+test("first start prints the owner key once; it works; SIGTERM stops the server cleanly", async () => {
+  const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "db", "latchkey.db")}` };
+  const first = await startServer(env, await freePort());
+  const apiId = /api_id:\s+(\S+)/.exec(first.stderr())?.[1];
+  const secret = /api_key:\s+(\S+)/.exec(first.stderr())?.[1];
+  expect(first.stderr()).toContain("organization 'default'");
+  expect(apiId).toMatch(/^lkid_/);
+  expect(secret).toMatch(/^lksk_/);
+
+  const created = await fetch(`${first.baseUrl}/v1/api-keys`, {
+    method: "POST",
+    headers: { ...basicAuth(apiId as string, secret as string), "content-type": "application/json" },
+    body: JSON.stringify({ name: "worker", permissions: ["images:create"] }),
+  });
+  expect(created.status).toBe(200);
+
+  first.child.kill("SIGTERM");
+  expect(await first.exited).toBe(0);
+
+  const second = await startServer(env, await freePort());
+  expect(second.stderr()).not.toContain("api_key:");
+  const list = await fetch(`${second.baseUrl}/v1/api-keys`, {
+    headers: basicAuth(apiId as string, secret as string),
+  });
+  expect((await list.json()).data.map((key: { name: string }) => key.name)).toContain("worker");
+  second.child.kill("SIGTERM");
+  expect(await second.exited).toBe(0);
+});
+
+test("LATCHKEY_BOOTSTRAP=off creates no organization", async () => {
+  const env = {
+    LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
+    LATCHKEY_BOOTSTRAP: "off",
+  };
+  const server = await startServer(env, await freePort());
+  expect(server.stderr()).not.toContain("api_key:");
+  server.child.kill("SIGTERM");
+  expect(await server.exited).toBe(0);
+});
