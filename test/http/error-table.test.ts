@@ -1,0 +1,260 @@
+import { describe, expect, test } from "vitest";
+import { buildTestApp } from "../helpers/build-test-app.js";
+import { rateLimitOf, seedDisable, seedKeys, UNKNOWN_KEY_ID } from "../helpers/http-keys.js";
+
+/** DESIGN.md section 4: every row of the error table, in the documented body shape. */
+
+function expectErrorBody(body: Record<string, unknown>, statusCode: number, error: string, code: string) {
+  expect(body).toMatchObject({ statusCode, error, code });
+  expect(typeof body.message).toBe("string");
+  expect(String(body.message).length).toBeGreaterThan(0);
+}
+
+describe("400 invalid_request", () => {
+  test("a bad body lists what is wrong with a JSON pointer to it", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: owner.headers,
+      payload: { name: 42, permissions: [] },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    const body = response.json();
+    expectErrorBody(body, 400, "Bad Request", "invalid_request");
+    expect(body.validation_errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "/name", message: expect.any(String) })]),
+    );
+  });
+
+  test("a body that is not valid JSON is 400", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: { ...owner.headers, "content-type": "application/json" },
+      payload: '{"permissions": [',
+    });
+    expect(response.statusCode).toBe(400);
+    expectErrorBody(response.json(), 400, "Bad Request", "invalid_request");
+  });
+
+  test.each([
+    ["an array", []],
+    ["a string", "hello"],
+    ["null", null],
+  ])("a body that is %s instead of an object is 400", async (_label, payload) => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: { ...owner.headers, "content-type": "application/json" },
+      payload: JSON.stringify(payload),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().code).toBe("invalid_request");
+  });
+
+  test("a bad query is 400 naming the parameter", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method: "GET",
+      url: "/v1/api-keys?count=ten",
+      headers: owner.headers,
+    });
+    expect(response.statusCode).toBe(400);
+    expectErrorBody(response.json(), 400, "Bad Request", "invalid_request");
+    expect(response.json().validation_errors).toEqual([expect.objectContaining({ path: "/query/count" })]);
+  });
+
+  test("an unknown query parameter is 400, not ignored", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({ method: "GET", url: "/v1/api-keys?limit=5", headers: owner.headers });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toContain("limit");
+  });
+
+  test.each([
+    ["GET", undefined],
+    ["POST", { permissions: [] }],
+    ["DELETE", undefined],
+  ] as const)("%s with an id that is not a key id (an api_id, say) is 400", async (method, payload) => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method,
+      url: `/v1/api-keys/${owner.apiId}`,
+      headers: owner.headers,
+      ...(payload ? { payload } : {}),
+    });
+    expect(response.statusCode).toBe(400);
+    expectErrorBody(response.json(), 400, "Bad Request", "invalid_request");
+    expect(response.json().validation_errors).toEqual([expect.objectContaining({ path: "/params/id" })]);
+  });
+
+  test("a page_start that this service did not issue is 400", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method: "GET",
+      url: "/v1/api-keys?page_start=not-a-cursor",
+      headers: owner.headers,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().code).toBe("invalid_request");
+    expect(response.json().message).toContain("page_start");
+  });
+});
+
+describe("404 not_found", () => {
+  test.each([
+    ["GET", undefined],
+    ["POST", { permissions: [] }],
+    ["DELETE", undefined],
+  ] as const)("%s of an id that does not exist is 404 naming the id", async (method, payload) => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method,
+      url: `/v1/api-keys/${UNKNOWN_KEY_ID}`,
+      headers: owner.headers,
+      ...(payload ? { payload } : {}),
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expectErrorBody(response.json(), 404, "Not Found", "not_found");
+    expect(response.json().message).toContain(UNKNOWN_KEY_ID);
+  });
+
+  test("an unknown path is 404 even without credentials", async () => {
+    const { app } = await buildTestApp();
+    const response = await app.inject({ method: "GET", url: "/v1/api-keyz" });
+    expect(response.statusCode).toBe(404);
+    expectErrorBody(response.json(), 404, "Not Found", "not_found");
+  });
+});
+
+describe("405 for a wrong method on a known path", () => {
+  test.each([
+    ["PUT", "/v1/api-keys", "GET, POST"],
+    ["DELETE", "/v1/api-keys", "GET, POST"],
+    ["PATCH", `/v1/api-keys/${UNKNOWN_KEY_ID}`, "GET, POST, DELETE"],
+    ["PUT", `/v1/api-keys/${UNKNOWN_KEY_ID}`, "GET, POST, DELETE"],
+  ] as const)("%s %s is 405 with Allow: %s, before authentication", async (method, url, allow) => {
+    const { app } = await buildTestApp();
+    const response = await app.inject({ method, url });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe(allow);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expectErrorBody(response.json(), 405, "Method Not Allowed", "method_not_allowed");
+  });
+});
+
+describe("409 key_quota_exceeded", () => {
+  test("the 101st key of an organization is refused, and disabled keys count", async () => {
+    const testApp = await buildTestApp();
+    const owner = await testApp.createOrganization();
+    // The owner key is the first; 98 more make 99, of which half are disabled.
+    const seeded = await seedKeys(testApp, owner, 98);
+    for (const key of seeded.slice(0, 49)) await seedDisable(testApp, owner, key);
+    const hundredth = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: owner.headers,
+      payload: { permissions: [] },
+    });
+    expect(hundredth.statusCode).toBe(200);
+    const refused = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: owner.headers,
+      payload: { permissions: [] },
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.headers["cache-control"]).toBe("no-store");
+    expect(rateLimitOf(refused)?.group).toBe("api-key:write");
+    expectErrorBody(refused.json(), 409, "Conflict", "key_quota_exceeded");
+    expect(refused.json().message).toContain("100");
+    // Disabling another key does not free a slot.
+    await testApp.app.inject({
+      method: "DELETE",
+      url: `/v1/api-keys/${hundredth.json().id}`,
+      headers: owner.headers,
+    });
+    const stillRefused = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: owner.headers,
+      payload: { permissions: [] },
+    });
+    expect(stillRefused.statusCode).toBe(409);
+  });
+
+  test("the quota is per organization", async () => {
+    const testApp = await buildTestApp();
+    const full = await testApp.createOrganization("full");
+    await seedKeys(testApp, full, 99);
+    const other = await testApp.createOrganization("other");
+    const response = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: other.headers,
+      payload: { permissions: [] },
+    });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe("413 and 415", () => {
+  test("a body over the size limit is 413 payload_too_large", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: { ...owner.headers, "content-type": "application/json" },
+      payload: JSON.stringify({ permissions: [], description: "x".repeat(200_000) }),
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expectErrorBody(response.json(), 413, "Payload Too Large", "payload_too_large");
+  });
+
+  test.each([
+    ["text/plain", "permissions="],
+    ["application/x-www-form-urlencoded", "permissions=api_keys%3Aread"],
+    ["application/xml", "<permissions/>"],
+  ])("a %s body is 415 unsupported_media_type", async (contentType, payload) => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    for (const url of ["/v1/api-keys", `/v1/api-keys/${owner.id}`]) {
+      const response = await app.inject({
+        method: "POST",
+        url,
+        headers: { ...owner.headers, "content-type": contentType },
+        payload,
+      });
+      expect(response.statusCode).toBe(415);
+      expect(response.headers["cache-control"]).toBe("no-store");
+      expectErrorBody(response.json(), 415, "Unsupported Media Type", "unsupported_media_type");
+    }
+  });
+
+  test("a JSON body with a charset parameter is accepted", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: { ...owner.headers, "content-type": "application/json; charset=utf-8" },
+      payload: JSON.stringify({ permissions: [] }),
+    });
+    expect(response.statusCode).toBe(200);
+  });
+});
