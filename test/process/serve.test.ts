@@ -37,7 +37,9 @@ test("first start prints the owner key once; it works; SIGTERM stops the server 
   const list = await fetch(`${second.baseUrl}/v1/api-keys`, {
     headers: basicAuth(apiId as string, secret as string),
   });
-  expect((await list.json()).data.map((key: { name: string }) => key.name)).toContain("worker");
+  expect(
+    ((await list.json()) as { data: { name: string }[] }).data.map((key: { name: string }) => key.name),
+  ).toContain("worker");
   second.child.kill("SIGTERM");
   expect(await second.exited).toBe(0);
 });
