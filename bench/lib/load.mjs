@@ -1,0 +1,57 @@
+// One bounded autocannon measurement of one target, with the server's and the load generator's CPU use.
+import autocannon from "autocannon";
+
+/** Upper bound on requests per measurement, well above what 2 cores can serve, so no loop is unbounded. */
+const MAX_REQUESTS_PER_SECOND = 200_000;
+
+/** Sends one request and checks it succeeds, so a misconfigured target fails fast instead of benching 401s. */
+export async function probe(server, target) {
+  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, { headers: target.headers });
+  const body = await response.text();
+  if (response.status !== 200) {
+    throw new Error(`probe of ${target.path} answered ${response.status}: ${body.slice(0, 200)}`);
+  }
+  const headerBytes = [...response.headers].reduce(
+    (sum, [name, value]) => sum + name.length + value.length + 4,
+    0,
+  );
+  return { bodyBytes: Buffer.byteLength(body), headerBytes };
+}
+
+/** Runs autocannon for `seconds` against one target; returns the figures that matter. */
+export async function measure(server, target, { seconds, connections, pipelining }) {
+  const cpuBefore = server.cpuSeconds();
+  const loadBefore = process.cpuUsage();
+  const started = performance.now();
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}${target.path}`,
+    headers: target.headers,
+    connections,
+    pipelining,
+    duration: seconds,
+    maxOverallRequests: Math.ceil(seconds * MAX_REQUESTS_PER_SECOND),
+    timeout: 10,
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = server.cpuSeconds();
+  const load = process.cpuUsage(loadBefore);
+  const failures = result.non2xx + result.errors + result.timeouts;
+  if (failures > 0) {
+    throw new Error(
+      `${target.path}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
+  }
+  const requests = result.requests.total;
+  const serverCpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+  return {
+    requestsPerSecond: requests / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests,
+    seconds: result.duration,
+    bytesPerResponse: result.throughput.total / requests,
+    serverCpuUsPerRequest: serverCpu === null ? null : (serverCpu * 1e6) / requests,
+    serverCpuUtilization: serverCpu === null ? null : serverCpu / elapsed,
+    loadGeneratorCpuUtilization: (load.user + load.system) / 1e6 / elapsed,
+  };
+}

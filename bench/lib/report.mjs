@@ -1,0 +1,44 @@
+// Renders a run's results into the generated block of bench/README.md.
+import { readFileSync, writeFileSync } from "node:fs";
+
+const START = "<!-- bench:results:start -->";
+const END = "<!-- bench:results:end -->";
+
+const fixed = (value, digits = 0) => (value === null ? "n/a" : value.toFixed(digits));
+const percent = (value) => (value === null ? "n/a" : `${Math.round(value * 100)}%`);
+const thousands = (value) => (value === null ? "n/a" : Math.round(value).toLocaleString("en-US"));
+
+export function renderResults(results) {
+  const { options, machine, targets, headline } = results;
+  const bare = targets.bare.median;
+  const rows = Object.entries(targets).map(([name, { description, median }]) => {
+    const speed = median.requestsPerSecond / bare.requestsPerSecond;
+    const cost = median.serverCpuUsPerRequest / bare.serverCpuUsPerRequest;
+    return `| \`${name}\` | ${description} | ${thousands(median.requestsPerSecond)} | ${fixed(median.p99Ms)} | ${fixed(speed, 2)} | ${fixed(median.serverCpuUsPerRequest)} (${fixed(cost, 1)}x) | ${percent(median.serverCpuUtilization)} | ${percent(median.loadGeneratorCpuUtilization)} |`;
+  });
+  const verdict = headline.ratio >= headline.goal ? "met" : "not met";
+  return [
+    START,
+    `Latest run: ${results.date} · \`${results.command}\` · Node ${machine.node} · ${machine.cpuModel} x ${machine.cpuCount} (${machine.platform}) · ` +
+      `${options.connections} connections, pipelining ${options.pipelining}, ${options.rounds} interleaved rounds x ${options.duration} s (medians), ${options.warmup} s warm-up per target` +
+      (results.dist === "dist" ? "" : ` · latchkey build: \`${results.dist}\``),
+    "",
+    "| target | what it runs | requests/s | p99 ms | vs bare | server CPU µs/request (vs bare) | server CPU | load-generator CPU |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...rows,
+    "",
+    `**latchkey / bare = ${fixed(headline.ratio, 2)}** of requests/s (per round: ${headline.perRound.map((r) => fixed(r, 2)).join(", ")}); ` +
+      `goal >= ${headline.goal.toFixed(2)}: **${verdict}**.`,
+    END,
+  ].join("\n");
+}
+
+/** Replaces the generated block of the README; returns false when the markers are missing. */
+export function updateReadme(path, results) {
+  const text = readFileSync(path, "utf8");
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) return false;
+  writeFileSync(path, text.slice(0, start) + renderResults(results) + text.slice(end + END.length));
+  return true;
+}

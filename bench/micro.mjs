@@ -1,0 +1,103 @@
+// Per-operation costs of the hot path of GET /v1/api-keys/{id}, in-process and without HTTP, to explain
+// the HTTP figures of run.mjs: Kysely queries against the same SQL run on prepared better-sqlite3
+// statements, hashing, the rate limiter, serialization. Bounded: each case runs at most
+// BATCH_LIMIT iterations or BATCH_MS per batch, for BATCHES batches; the median batch is reported.
+//   node bench/micro.mjs [--dist <dir>]     (run `npm run build` first)
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import SQLite from "better-sqlite3";
+import { median } from "./lib/stats.mjs";
+
+const BATCHES = 5;
+const BATCH_LIMIT = 50_000;
+const BATCH_MS = 1000;
+
+const { values } = parseArgs({ options: { dist: { type: "string" } } });
+const dist = resolve(values.dist ?? new URL("../dist", import.meta.url).pathname);
+const load = (module) => import(pathToFileURL(join(dist, module)).href);
+const { createServices } = await load("app.js");
+const { loadConfig } = await load("config.js");
+const { createOrganizationWithOwner } = await load("services/organizations.js");
+const { authenticate } = await load("services/authenticate.js");
+const { toKeyResponse } = await load("http/key-response.js");
+const { KeyRecord } = await load("http/schemas.js");
+const { rowToRecord } = await load("store/key-rows.js");
+// fast-json-stringify is what Fastify compiles a response schema with.
+const fastJson = createRequire(import.meta.resolve("fastify"))("fast-json-stringify");
+
+const directory = mkdtempSync(join(tmpdir(), "latchkey-micro-"));
+const file = join(directory, "latchkey.db");
+const services = await createServices(
+  loadConfig({
+    LATCHKEY_DATABASE_URL: `sqlite:${file}`,
+    LATCHKEY_LOG_LEVEL: "warn",
+    LATCHKEY_BOOTSTRAP: "off",
+  }),
+);
+const { store, hasher, rateLimit } = services;
+const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
+await store.setQuota(organization.id, "api-key:read", 1e9);
+const header = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64")}`;
+
+// A second connection to the same file with the production pragmas, for the raw-statement cases.
+const raw = new SQLite(file);
+raw.pragma("journal_mode = WAL");
+raw.pragma("synchronous = NORMAL");
+const byApiIdSql = 'select * from "api_keys" where "api_id" = ?';
+const byIdSql = 'select * from "api_keys" where "id" = ? and "org_id" = ?';
+const byApiId = raw.prepare(byApiIdSql);
+const byId = raw.prepare(byIdSql);
+const serialize = fastJson(KeyRecord);
+const record = toKeyResponse(owner);
+
+const cases = {
+  "kysely findKeyByApiId (store, as today)": () => store.findKeyByApiId(owner.apiId),
+  "kysely findKey (store, as today)": () => store.findKey(owner.orgId, owner.id),
+  "better-sqlite3 prepare + all per call (Kysely's driver)": () => raw.prepare(byApiIdSql).all([owner.apiId]),
+  "better-sqlite3 prepared statement .get": () => byApiId.get(owner.apiId),
+  "better-sqlite3 prepared .get + rowToRecord": () => rowToRecord(byApiId.get(owner.apiId)),
+  "better-sqlite3 prepared .get by id + org": () => byId.get(owner.id, owner.orgId),
+  "hasher.matches (SHA-256 + timingSafeEqual)": () => hasher.matches(secret, owner.secretHash),
+  "authenticate (parse + kysely + hash)": () => authenticate(header, store, hasher),
+  "rateLimit.consume (overrides cached)": () => rateLimit.consume(owner.orgId, "api-key:read"),
+  toKeyResponse: () => toKeyResponse(owner),
+  "fast-json-stringify KeyRecord": () => serialize(record),
+  "JSON.stringify key record": () => JSON.stringify(record),
+  "randomUUID (request id)": () => randomUUID(),
+};
+
+async function timeCase(run) {
+  const isAsync = run() instanceof Promise;
+  const batches = [];
+  for (let batch = 0; batch < BATCHES; batch++) {
+    const deadline = performance.now() + BATCH_MS;
+    const started = performance.now();
+    let count = 0;
+    while (count < BATCH_LIMIT && performance.now() < deadline) {
+      for (let i = 0; i < 100; i++) {
+        if (isAsync) await run();
+        else run();
+      }
+      count += 100;
+    }
+    batches.push(((performance.now() - started) * 1000) / count);
+  }
+  return median(batches);
+}
+
+try {
+  process.stdout.write(`| operation | µs per call (median of ${BATCHES} batches) |\n| --- | ---: |\n`);
+  for (const [name, run] of Object.entries(cases)) {
+    process.stdout.write(`| ${name} | ${(await timeCase(run)).toFixed(2)} |\n`);
+  }
+} finally {
+  raw.close();
+  await services.limiter.close();
+  await store.close();
+  rmSync(directory, { recursive: true, force: true });
+}

@@ -1,0 +1,169 @@
+// The core benchmark: autocannon against latchkey's authenticated, rate-limited, SQLite-backed
+// GET /v1/api-keys/{id} and against a bare Fastify route, each server in its own process, measured in
+// interleaved rounds so that drift on a shared machine hits both. See bench/README.md.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, platform } from "node:os";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { measure, probe } from "./lib/load.mjs";
+import { readOptions } from "./lib/options.mjs";
+import { renderResults, updateReadme } from "./lib/report.mjs";
+import { startServer } from "./lib/server-process.mjs";
+import { median, perRoundRatios, summarize } from "./lib/stats.mjs";
+import { summarizeProfile } from "./profile-summary.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "..");
+const GOAL = 0.6;
+
+const DESCRIPTIONS = {
+  bare: "bare Fastify 5 route, constant document (no logger, hooks or schema)",
+  latchkey: "`GET /v1/api-keys/{id}`: Basic auth, permission, rate limit, SQLite read, serialization",
+  "app-plain": "latchkey's Fastify instance and hooks, constant document (no auth, limit or read)",
+  auth: "app-plain + authenticate (SQLite lookup by api_id, SHA-256) + permission check",
+  "auth-limit": "auth + rate-limit consume (in-memory sliding log)",
+  "read-only": "app-plain + findKey (SQLite) + toKeyResponse + response schema, no auth",
+};
+
+const options = readOptions();
+const dist = resolve(options.dist ?? join(repo, "dist"));
+if (!existsSync(join(dist, "app.js"))) {
+  throw new Error(`${join(dist, "app.js")} is missing: run \`npm run build\` first.`);
+}
+const log = (line) => process.stderr.write(`[bench] ${line}\n`);
+const profileDir = join(here, "results", "profiles");
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+const profiles = [];
+const profileArgs = (name) => {
+  if (!options.cpuProf) return [];
+  const file = join(profileDir, `${name.replace(/[^\w.-]/g, "_")}-${stamp}.cpuprofile`);
+  profiles.push({ name, file });
+  return ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${basename(file)}`];
+};
+
+// Every loop here is bounded by count (rounds, targets) and by time (autocannon's duration and request
+// cap); this watchdog bounds the whole run in case a server hangs.
+const servers = [];
+const targetCount = (options.breakdown ? 6 : 2) + options.compare.length;
+const budgetSeconds = 60 + 2 * targetCount * (options.warmup + options.rounds * (options.duration + 1));
+const watchdog = setTimeout(() => {
+  log(`run exceeded its ${Math.round(budgetSeconds)} s budget; stopping`);
+  for (const server of servers) server.kill();
+  process.exit(2);
+}, budgetSeconds * 1000);
+
+try {
+  if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
+  const bareServer = await startServer(join(here, "servers", "bare.mjs"), { nodeArgs: profileArgs("bare") });
+  servers.push(bareServer);
+  const latchkeyServer = await startServer(join(here, "servers", "latchkey.mjs"), {
+    nodeArgs: profileArgs("latchkey"),
+    env: { BENCH_DIST: dist, BENCH_BREAKDOWN: options.breakdown ? "1" : "0" },
+  });
+  servers.push(latchkeyServer);
+
+  const targets = [
+    ...Object.entries(bareServer.targets).map(([name, target]) => ({ name, target, server: bareServer })),
+    ...Object.entries(latchkeyServer.targets).map(([name, target]) => ({
+      name,
+      target,
+      server: latchkeyServer,
+    })),
+  ];
+  for (const other of options.compare) {
+    const otherDist = resolve(other);
+    const name = `latchkey@${compareLabel(otherDist)}`;
+    const server = await startServer(join(here, "servers", "latchkey.mjs"), {
+      nodeArgs: profileArgs(name),
+      env: { BENCH_DIST: otherDist, BENCH_BREAKDOWN: "0" },
+    });
+    servers.push(server);
+    const description = `\`latchkey\` built from \`${otherDist}\``;
+    targets.push({ name, target: server.targets.latchkey, server, description });
+  }
+  for (const entry of targets) {
+    entry.probe = await probe(entry.server, entry.target);
+    entry.rounds = [];
+  }
+  const load = { connections: options.connections, pipelining: options.pipelining };
+  for (const entry of targets) {
+    log(`warm-up ${entry.name} (${options.warmup} s)`);
+    await measure(entry.server, entry.target, { ...load, seconds: options.warmup });
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    // Alternate the order (A B, B A, ...) so neither target always runs right after the other.
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const entry of order) {
+      const figures = await measure(entry.server, entry.target, { ...load, seconds: options.duration });
+      entry.rounds.push(figures);
+      log(
+        `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, ` +
+          `p99 ${figures.p99Ms} ms, server ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request`,
+      );
+    }
+  }
+  for (const server of servers) await server.stop();
+
+  const bare = targets.find((entry) => entry.name === "bare");
+  const latchkey = targets.find((entry) => entry.name === "latchkey");
+  const results = {
+    date: new Date().toISOString(),
+    command: commandLine(),
+    dist: relative(repo, dist) || ".",
+    machine: {
+      node: process.version,
+      platform: `${platform()} ${process.arch}`,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      cpuCount: cpus().length,
+      loadAverageAtEnd: loadavg(),
+    },
+    options,
+    headline: {
+      ratio: summarize(latchkey.rounds).requestsPerSecond / summarize(bare.rounds).requestsPerSecond,
+      perRound: perRoundRatios(latchkey.rounds, bare.rounds),
+      goal: GOAL,
+    },
+    targets: Object.fromEntries(
+      targets.map((entry) => [
+        entry.name,
+        {
+          description: entry.description ?? DESCRIPTIONS[entry.name] ?? entry.name,
+          path: entry.target.path.replace(/key_[0-9A-Za-z]+/, "{id}"),
+          ...entry.probe,
+          median: summarize(entry.rounds),
+          rounds: entry.rounds,
+        },
+      ]),
+    ),
+  };
+  results.headline.medianOfPerRound = median(results.headline.perRound);
+  process.stdout.write(`${renderResults(results)}\n`);
+
+  if (!options.dryRun) {
+    writeFileSync(join(here, "results", "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
+    if (!updateReadme(join(here, "README.md"), results)) log("README.md has no results markers; not updated");
+    log("wrote bench/results/latest.json and bench/README.md");
+  }
+  for (const { name, file } of profiles) {
+    process.stdout.write(
+      `\n## ${name} server profile (${relative(repo, file)})\n${summarizeProfile(file)}\n`,
+    );
+  }
+} catch (error) {
+  for (const server of servers) server.kill();
+  throw error;
+} finally {
+  clearTimeout(watchdog);
+}
+
+/** `/tmp/latchkey-opt/dist` -> `latchkey-opt`: the folder that holds the build names it. */
+function compareLabel(dist) {
+  const parts = dist.split("/").filter(Boolean);
+  return (parts.at(-1) === "dist" ? parts.at(-2) : parts.at(-1)) ?? dist;
+}
+
+function commandLine() {
+  const args = process.argv.slice(2).join(" ");
+  if (process.env.npm_lifecycle_event === "bench") return `npm run bench${args ? ` -- ${args}` : ""}`;
+  return `node bench/run.mjs${args ? ` ${args}` : ""}`;
+}

@@ -1,0 +1,90 @@
+// latchkey as it runs in production (buildApp, SQLite in WAL mode, in-memory limiter, logging at "warn"),
+// over a fresh temporary database: one organization, its owner key and the key the benchmark reads.
+// BENCH_DIST points at another build (a scratch copy with a candidate optimization); BENCH_BREAKDOWN=1
+// adds routes that each run one part of the hot path, so its cost can be measured apart.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { printReady, stopOnSignal } from "./ready.mjs";
+
+const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
+const load = (module) => import(pathToFileURL(join(dist, module)).href);
+
+const { buildApp } = await load("app.js");
+const { loadConfig } = await load("config.js");
+const { createOrganizationWithOwner } = await load("services/organizations.js");
+
+const directory = mkdtempSync(join(tmpdir(), "latchkey-bench-"));
+const config = loadConfig({
+  LATCHKEY_DATABASE_URL: `sqlite:${join(directory, "latchkey.db")}`,
+  LATCHKEY_LOG_LEVEL: "warn",
+  LATCHKEY_BOOTSTRAP: "off",
+  HOST: "127.0.0.1",
+  PORT: "0",
+});
+const { app, services } = await buildApp({ config });
+
+const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
+const { key: target } = await services.keys.create(owner, {
+  name: "bench target",
+  description: "The key the benchmark reads back, with a few permissions.",
+  permissions: ["images:create", "images:read", "templates:read", "api_keys:read"],
+});
+// Raised so the limiter admits every request: the benchmark measures the admitted path, not 429s.
+await services.store.setQuota(organization.id, "api-key:read", 1e9);
+
+const authorization = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64")}`;
+const targets = { latchkey: { path: `/v1/api-keys/${target.id}`, headers: { authorization } } };
+if (process.env.BENCH_BREAKDOWN === "1") {
+  Object.assign(targets, await addBreakdownRoutes(target, authorization));
+}
+
+await app.listen({ host: "127.0.0.1", port: 0 });
+stopOnSignal(async () => {
+  await app.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+printReady(app, targets);
+
+/**
+ * Routes that each do a prefix of the real route's work, on the same Fastify instance (same logger,
+ * request ids, hooks and error handler). Differences in server CPU per request between them attribute
+ * the real route's cost. They reach into dist/ internals, so a refactor of src/ may need them updated.
+ */
+async function addBreakdownRoutes(target, authorization) {
+  const { authenticate } = await load("services/authenticate.js");
+  const { assertHasPermission, KEY_OPERATIONS } = await load("services/operations.js");
+  const { toKeyResponse } = await load("http/key-response.js");
+  const { KeyRecord } = await load("http/schemas.js");
+  const { store, hasher, rateLimit } = services;
+  const policy = KEY_OPERATIONS.getKey;
+  const record = toKeyResponse(target);
+
+  app.get("/bench/plain", async () => record);
+  app.get("/bench/auth", async (request) => {
+    const caller = await authenticate(request.headers.authorization, store, hasher);
+    assertHasPermission(caller, policy.permission);
+    return record;
+  });
+  app.get("/bench/auth-limit", async (request) => {
+    const caller = await authenticate(request.headers.authorization, store, hasher);
+    assertHasPermission(caller, policy.permission);
+    const decision = await rateLimit.consume(caller.orgId, policy.group);
+    if (decision.type !== "allow") throw new Error("bench: rate limited");
+    return record;
+  });
+  app.get("/bench/read/:id", { schema: { response: { 200: KeyRecord } } }, async (request) => {
+    const key = await store.findKey(target.orgId, request.params.id);
+    if (!key) throw new Error("bench: key not found");
+    return toKeyResponse(key);
+  });
+
+  const headers = { authorization };
+  return {
+    "app-plain": { path: "/bench/plain", headers: {} },
+    auth: { path: "/bench/auth", headers },
+    "auth-limit": { path: "/bench/auth-limit", headers },
+    "read-only": { path: `/bench/read/${target.id}`, headers: {} },
+  };
+}
