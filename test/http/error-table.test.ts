@@ -258,3 +258,22 @@ describe("413 and 415", () => {
     expect(response.statusCode).toBe(200);
   });
 });
+
+describe("500 internal", () => {
+  test("an unexpected failure is 500 with a generic message that echoes no internals", async () => {
+    const testApp = await buildTestApp();
+    const owner = await testApp.createOrganization();
+    testApp.services.store.findKey = async () => {
+      throw new Error("SQLITE_CORRUPT: database disk image is malformed at /var/lib/latchkey/data.db");
+    };
+    const response = await testApp.app.inject({
+      method: "GET",
+      url: `/v1/api-keys/${owner.id}`,
+      headers: owner.headers,
+    });
+    expect(response.statusCode).toBe(500);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expectErrorBody(response.json(), 500, "Internal Server Error", "internal");
+    expect(response.body).not.toMatch(/SQLITE|malformed|\/var\/lib|at .*\.ts/);
+  });
+});

@@ -169,3 +169,14 @@ test("the path takes the resource id, never the api_id", async () => {
   const byId = await get(testApp, owner.headers, owner.id);
   expect(byId.json().api_id).toBe(owner.apiId);
 });
+
+test("DELETE from a client that always sends Content-Type: application/json is still 204", async () => {
+  const { testApp, owner } = await ownerApp();
+  const { body: created } = await createKey(testApp, owner, { permissions: [] });
+  const response = await testApp.app.inject({
+    method: "DELETE",
+    url: `/v1/api-keys/${created.id}`,
+    headers: { ...owner.headers, "content-type": "application/json" },
+  });
+  expect(response.statusCode).toBe(204);
+});

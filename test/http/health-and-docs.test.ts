@@ -1,0 +1,56 @@
+import { expect, test } from "vitest";
+import { buildTestApp } from "../helpers/build-test-app.js";
+
+/** The unauthenticated endpoints: liveness, readiness, the OpenAPI document and its browsable reference. */
+
+test("/healthz answers 200 without credentials", async () => {
+  const { app } = await buildTestApp();
+  const response = await app.inject({ method: "GET", url: "/healthz" });
+  expect(response.statusCode).toBe(200);
+  expect(response.json()).toEqual({ status: "ok" });
+});
+
+test("/readyz answers 200 with status ok over a reachable database and limiter", async () => {
+  const { app } = await buildTestApp();
+  const response = await app.inject({ method: "GET", url: "/readyz" });
+  expect(response.statusCode).toBe(200);
+  expect(response.json()).toMatchObject({ status: "ok", database: "ok", rate_limiter: "ok" });
+});
+
+test("/readyz answers 503 when the database cannot be reached", async () => {
+  const testApp = await buildTestApp();
+  testApp.services.store.ping = async () => {
+    throw new Error("connection refused");
+  };
+  const response = await testApp.app.inject({ method: "GET", url: "/readyz" });
+  expect(response.statusCode).toBe(503);
+  expect(response.json()).toMatchObject({ database: "unreachable" });
+  expect(response.body).not.toContain("connection refused");
+});
+
+test("/openapi.json is an OpenAPI 3.1 document of every key operation", async () => {
+  const { app } = await buildTestApp();
+  const response = await app.inject({ method: "GET", url: "/openapi.json" });
+  expect(response.statusCode).toBe(200);
+  const document = response.json();
+  expect(document.openapi).toMatch(/^3\.1\./);
+  expect(Object.keys(document.paths["/v1/api-keys"] ?? {}).sort()).toEqual(["get", "post"]);
+  expect(Object.keys(document.paths["/v1/api-keys/{id}"] ?? {}).sort()).toEqual(["delete", "get", "post"]);
+  expect(document.components.securitySchemes).toMatchObject({ basicAuth: { type: "http", scheme: "basic" } });
+  const create = document.paths["/v1/api-keys"].post;
+  expect(create.security).toEqual([{ basicAuth: [] }]);
+  expect(Object.keys(create.requestBody.content["application/json"].schema.properties).sort()).toEqual(
+    ["all_future_permissions", "description", "disabled", "name", "permissions"].sort(),
+  );
+  // Health endpoints and the 405 catch-alls are not part of the published interface.
+  expect(Object.keys(document.paths)).not.toContain("/healthz");
+  expect(document.paths["/v1/api-keys"].put).toBeUndefined();
+});
+
+test("/docs serves an HTML reference", async () => {
+  const { app } = await buildTestApp();
+  const response = await app.inject({ method: "GET", url: "/docs" });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers["content-type"]).toMatch(/^text\/html/);
+  expect(response.body).toMatch(/<html/i);
+});
