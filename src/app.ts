@@ -10,8 +10,9 @@ import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
+import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
+import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
-import { createMemoryRateLimiter } from "./ratelimit/memory-rate-limiter.js";
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import type { KeyStore } from "./store/key-store.js";
@@ -27,15 +28,34 @@ export interface Services {
   clock: Clock;
 }
 
-/** The composition root: the one place that picks backends from configuration. */
-export async function createServices(config: Config, clock: Clock = systemClock): Promise<Services> {
+const stderrLog: LimiterLog = {
+  warn: (details, message) =>
+    process.stderr.write(`${JSON.stringify({ level: "warn", message, ...details })}\n`),
+};
+
+/**
+ * The composition root: the one place that picks backends from configuration. `log` receives the
+ * limiter's notices (Redis lost, Redis back); buildApp passes the Fastify logger.
+ */
+export async function createServices(
+  config: Config,
+  clock: Clock = systemClock,
+  log: LimiterLog = stderrLog,
+): Promise<Services> {
   const store = await openKeyStore(config.databaseUrl);
   const hasher = createSecretHasher(config.secretPepper);
-  const limiter = createMemoryRateLimiter(clock);
+  let limiter: RateLimiter;
+  try {
+    limiter = await createRateLimiter({ redisUrl: config.redisUrl, clock, log });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const rateLimit = createManagementRateLimit({
     limiter,
     loadLimits: (orgId) => store.getLimits(orgId),
     windowSeconds: config.rateWindowSeconds,
+    namespace: config.redisPrefix,
     now: () => clock.now(),
   });
   return { store, limiter, rateLimit, hasher, clock, keys: createKeyService({ store, hasher, clock }) };
@@ -57,7 +77,6 @@ export interface LatchkeyApp {
 const MAX_BODY_BYTES = 64 * 1024;
 
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
-  const services = await createServices(config, clock);
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -74,6 +93,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     exposeHeadRoutes: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
+  const services = await createServices(config, clock, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.removeContentTypeParser("text/plain");
   app.addHook("onSend", async (request, reply) => {

@@ -10,8 +10,13 @@ export async function bootstrapFirstOrganization(
   services: Services,
   print: (text: string) => void = (text) => process.stderr.write(text),
 ): Promise<boolean> {
-  if (await services.store.hasOrganizations()) return false;
-  const { organization, owner, secret } = await createOrganizationWithOwner(services, "default");
+  // Under the startup lock, so that of several nodes starting together over one empty database only
+  // the first creates `default`; the others then find it and do nothing.
+  const created = await services.store.withStartupLock(async () =>
+    (await services.store.hasOrganizations()) ? undefined : createOrganizationWithOwner(services, "default"),
+  );
+  if (!created) return false;
+  const { organization, owner, secret } = created;
   print(
     [
       "",

@@ -7,6 +7,7 @@ const ConfigSchema = Type.Object({
   HOST: Type.String({ default: "127.0.0.1" }),
   LATCHKEY_DATABASE_URL: Type.String({ default: "sqlite:./data/latchkey.db" }),
   LATCHKEY_REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_REDIS_PREFIX: Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$", default: "latchkey" }),
   LATCHKEY_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
@@ -27,6 +28,8 @@ export interface Config {
   databaseUrl: string;
   /** Redis for shared rate-limit state; absent means the in-memory limiter. */
   redisUrl: string | undefined;
+  /** First part of every Redis key, so that several deployments can share one Redis. */
+  redisPrefix: string;
   /** Sliding-window length; 60 in production, shorter for tests and demos. */
   rateWindowSeconds: number;
   /** Whether the first start on an empty database creates organization `default` and its owner key. */
@@ -62,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     host: config.HOST,
     databaseUrl: config.LATCHKEY_DATABASE_URL,
     redisUrl: config.LATCHKEY_REDIS_URL,
+    redisPrefix: config.LATCHKEY_REDIS_PREFIX,
     rateWindowSeconds: config.LATCHKEY_RATE_WINDOW_SECONDS,
     bootstrap: config.LATCHKEY_BOOTSTRAP === "on",
     secretPepper: config.LATCHKEY_SECRET_PEPPER,

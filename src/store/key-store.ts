@@ -88,6 +88,11 @@ export interface KeyStore {
     id: string,
     decide: (current: ApiKeyRecord) => ApiKeyRecord,
   ): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Runs `work` while holding a lock that every node on this database shares, so that first-start
+   * setup (bootstrap) happens once even when several nodes start together.
+   */
+  withStartupLock<T>(work: () => Promise<T>): Promise<T>;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
   /** Releases connections. */

@@ -164,6 +164,21 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
       });
     },
 
+    async withStartupLock(work) {
+      // SQLite serves one process (the CLI only writes rows), so there is no other node to wait for.
+      if (!rowLocks) return work();
+      // A session advisory lock on one pooled connection; `work` runs on others, the lock only orders
+      // the nodes. The key is derived from a fixed text so it cannot collide with Kysely's migration lock.
+      return db.connection().execute(async (connection) => {
+        await sql`select pg_advisory_lock(hashtext('latchkey:startup'))`.execute(connection);
+        try {
+          return await work();
+        } finally {
+          await sql`select pg_advisory_unlock(hashtext('latchkey:startup'))`.execute(connection);
+        }
+      });
+    },
+
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { KeyStore } from "./key-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
@@ -34,6 +34,14 @@ function openPostgres(url: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
+/** The schema unqualified tables go to (the first existing one of `search_path`, usually `public`). */
+async function currentSchema(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error("PostgreSQL search_path names no existing schema; create it first.");
+  return schema;
+}
+
 /**
  * Opens the store named by a database URL (`sqlite:<path>`, `sqlite::memory:` or `postgres://...`)
  * and migrates it to the latest schema.
@@ -45,7 +53,7 @@ export async function openKeyStore(databaseUrl: string): Promise<KeyStore> {
   }
   const db = isPostgres ? openPostgres(databaseUrl) : openSqlite(databaseUrl.slice("sqlite:".length));
   try {
-    await migrateToLatest(db as Kysely<unknown>);
+    await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
   } catch (error) {
     await db.destroy();
     throw error;

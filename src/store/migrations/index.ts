@@ -8,9 +8,14 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Brings the schema up to date; safe to run on every start and from several nodes at once. */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  const migrator = new Migrator({ db, provider });
+/**
+ * Brings the schema up to date; safe to run on every start and from several nodes at once (on
+ * PostgreSQL, Kysely's migrator holds an advisory lock while it migrates). `schema` pins Kysely's own
+ * bookkeeping tables to the schema being migrated: without it Kysely looks for them in every schema of
+ * the database, and a second latchkey schema in the same database would never be migrated.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<void> {
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
 }

@@ -1,0 +1,33 @@
+import type { Clock } from "../domain/clock.js";
+import { createFallbackRateLimiter, type LimiterLog } from "./fallback-rate-limiter.js";
+import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
+import type { RateLimiter } from "./rate-limiter.js";
+import { openRedis, waitUntilReady } from "./redis-connection.js";
+import { createRedisRateLimiter } from "./redis-rate-limiter.js";
+
+export interface RateLimiterChoice {
+  /** `redis://...` for limits shared by every node; absent for this process's memory alone. */
+  redisUrl: string | undefined;
+  /** Time of the memory limiter (Redis uses its own `TIME`). */
+  clock: Clock;
+  /** Receives the Redis limiter's fallback and recovery notices. */
+  log: LimiterLog;
+  /** How long start-up waits for a first Redis connection before starting degraded. */
+  connectWaitMs?: number;
+}
+
+/** Memory alone, or Redis with this node's memory as the fallback during an outage. */
+export async function createRateLimiter(choice: RateLimiterChoice): Promise<RateLimiter> {
+  const memory = createMemoryRateLimiter(choice.clock);
+  if (!choice.redisUrl) return memory;
+  const redis = openRedis(choice.redisUrl);
+  // Waiting briefly here keeps the first requests of a normal start off the fallback, and a node
+  // whose Redis is down at start still starts, degraded, instead of refusing to serve.
+  const ready = await waitUntilReady(redis, choice.connectWaitMs ?? 1000);
+  return createFallbackRateLimiter({
+    primary: createRedisRateLimiter(redis),
+    fallback: memory,
+    log: choice.log,
+    startDegraded: !ready,
+  });
+}

@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+
+/** A redis-server of the test's own, which it may stop, pause and restart (never the shared one). */
+export interface ThrowawayRedis {
+  /** redis://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  /** Kills the server (as a crash would); the port stays reserved for `start`. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty (no persistence). */
+  start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open but nothing answers. */
+  pause(): void;
+  /** Thaws a paused server (SIGCONT). */
+  resume(): void;
+}
+
+/** A TCP port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  server.close();
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+async function launch(program: string, port: number): Promise<ChildProcess> {
+  const child = spawn(
+    program,
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}:\n${output}`));
+    });
+  });
+  child.stdout?.resume();
+  return child;
+}
+
+/** Starts redis-server on a free port (or `port`); call `stop` when done (an exit hook also kills it). */
+export async function startThrowawayRedis(program: string, port?: number): Promise<ThrowawayRedis> {
+  const chosen = port ?? (await freePort());
+  let child: ChildProcess | undefined = await launch(program, chosen);
+  const killOnExit = () => child?.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  return {
+    url: `redis://127.0.0.1:${chosen}`,
+    port: chosen,
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null) return;
+      running.kill("SIGCONT");
+      running.kill("SIGKILL");
+      await once(running, "exit");
+    },
+    async start() {
+      if (child) throw new Error("already running");
+      child = await launch(program, chosen);
+    },
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { createMemoryRateLimiter } from "../../src/ratelimit/memory-rate-limiter.js";
+import type { RateLimiter } from "../../src/ratelimit/rate-limiter.js";
+import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.js";
+import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
+import { fakeClock } from "../helpers/build-test-app.js";
+import { describeWithServices } from "../helpers/services.js";
+
+/** A limiter under test, and how time passes for it. */
+interface Subject {
+  limiter: RateLimiter;
+  /** Lets `ms` pass: a fake clock moves, or real time (Redis keeps its own clock) is waited out. */
+  wait(ms: number): Promise<void>;
+  /** A window short enough to wait out, long enough that a loaded machine cannot blur it. */
+  windowMs: number;
+}
+
+/** A bucket no other test (or earlier run) has used. */
+const bucket = () => `lk-test:${randomUUID()}`;
+
+/** What every RateLimiter backend promises (DESIGN.md section 6), run against memory and Redis. */
+function limiterContract(open: () => Promise<Subject>): void {
+  test("admits exactly the quota, counting the remaining slots down, then denies", async () => {
+    const { limiter } = await open();
+    const b = bucket();
+    const remaining = [];
+    for (let i = 0; i < 5; i++) {
+      const decision = await limiter.consume(b, 5, 60_000);
+      expect(decision.type).toBe("allow");
+      if (decision.type === "allow") remaining.push(decision.remaining);
+    }
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+    const denied = await limiter.consume(b, 5, 60_000);
+    expect(denied.type).toBe("deny");
+    if (denied.type === "deny") expect(denied.retryAfterMs).toBeGreaterThan(0);
+    if (denied.type === "deny") expect(denied.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
+  test("buckets are counted apart", async () => {
+    const { limiter } = await open();
+    const [a, b] = [bucket(), bucket()];
+    expect((await limiter.consume(a, 1, 60_000)).type).toBe("allow");
+    expect((await limiter.consume(a, 1, 60_000)).type).toBe("deny");
+    expect((await limiter.consume(b, 1, 60_000)).type).toBe("allow");
+  });
+
+  test("concurrent callers get exactly the quota between them", async () => {
+    const { limiter } = await open();
+    const b = bucket();
+    const decisions = await Promise.all(Array.from({ length: 60 }, () => limiter.consume(b, 20, 60_000)));
+    expect(decisions.filter((d) => d.type === "allow")).toHaveLength(20);
+  });
+
+  test("the quota is read per call, so a raised allowance admits more at once", async () => {
+    const { limiter } = await open();
+    const b = bucket();
+    await limiter.consume(b, 2, 60_000);
+    await limiter.consume(b, 2, 60_000);
+    expect((await limiter.consume(b, 2, 60_000)).type).toBe("deny");
+    expect((await limiter.consume(b, 3, 60_000)).type).toBe("allow");
+  });
+
+  test("a slot frees one window after its admission, and a rejected request took none", async () => {
+    const { limiter, wait, windowMs } = await open();
+    const b = bucket();
+    expect((await limiter.consume(b, 2, windowMs)).type).toBe("allow");
+    await wait(windowMs / 2);
+    expect((await limiter.consume(b, 2, windowMs)).type).toBe("allow");
+    const denied = await limiter.consume(b, 2, windowMs);
+    if (denied.type !== "deny") throw new Error("the third request should be denied");
+    // Counted from the oldest admission, not from this request.
+    expect(denied.retryAfterMs).toBeLessThan(windowMs);
+    // Retry-After tells the truth: once it has passed, the first slot is free again (and only it,
+    // because the denied request took none and the second admission holds for another half window).
+    await wait(denied.retryAfterMs + 20);
+    expect((await limiter.consume(b, 2, windowMs)).type).toBe("allow");
+    expect((await limiter.consume(b, 2, windowMs)).type).toBe("deny");
+  });
+
+  test("it reports itself healthy on its own backend", async () => {
+    const { limiter } = await open();
+    expect(limiter.healthy).toBe(true);
+  });
+}
+
+describe("RateLimiter in memory", () => {
+  limiterContract(async () => {
+    const clock = fakeClock();
+    const limiter = createMemoryRateLimiter(clock);
+    onTestFinished(() => limiter.close());
+    return { limiter, windowMs: 1000, wait: async (ms) => clock.advance(ms) };
+  });
+});
+
+describeWithServices(["redis"], "RateLimiter on Redis", ({ redis: url }) => {
+  limiterContract(async () => {
+    const redis: Redis = openRedis(url);
+    if (!(await waitUntilReady(redis, 2000))) throw new Error(`Redis at ${url} does not answer`);
+    // The Redis limiter itself, not the fallback wrapper: a Redis failure must fail these tests.
+    const limiter = createRedisRateLimiter(redis);
+    onTestFinished(() => limiter.close());
+    return { limiter, windowMs: 1000, wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+  });
+});

@@ -1,0 +1,89 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect, test } from "vitest";
+import { describeWithServices } from "../helpers/services.js";
+
+const dist = fileURLToPath(new URL("../../dist", import.meta.url));
+const worker = fileURLToPath(new URL("./redis-exactness.worker.mjs", import.meta.url));
+
+interface Run {
+  key: string;
+  quota: number;
+  windowMs: number;
+  startAt: number;
+  durationMs: number;
+}
+
+interface RunResult {
+  /** Redis times of this process's admissions. */
+  admitted: number[];
+  decisions: number;
+}
+
+function runWorker(redisUrl: string, runs: Run[]): Promise<RunResult[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [worker, dist, redisUrl, "6", JSON.stringify(runs)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk;
+    });
+    child.once("exit", (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as RunResult[])
+        : reject(new Error(`worker exited ${code}: ${err}`)),
+    );
+  });
+}
+
+/** The largest number of admissions holding a slot at one instant (each holds one for `windowMs`). */
+function mostInOneWindow(sortedTimes: number[], windowMs: number): number {
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < sortedTimes.length; last++) {
+    while ((sortedTimes[first] as number) + windowMs <= (sortedTimes[last] as number)) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+describeWithServices(["redis"], "Redis limiter exactness across processes", ({ redis }) => {
+  test("four processes of six callers each never get more than the quota in any window, run after run", async () => {
+    if (!existsSync(`${dist}/ratelimit/redis-sliding-log.js`)) {
+      throw new Error("dist/ is missing or stale: run `npm run build` first (`npm test` does).");
+    }
+    // Processes take a few hundred ms to start on a loaded machine; every run starts at one instant.
+    let startAt = Date.now() + 1200;
+    const runs: Run[] = [];
+    for (let i = 0; i < 3; i++) {
+      runs.push({ key: `lk-test:${randomUUID()}`, quota: 7, windowMs: 200, startAt, durationMs: 600 });
+      startAt += 650;
+    }
+    // Last, a window longer than the run: together the processes must get exactly the quota.
+    runs.push({ key: `lk-test:${randomUUID()}`, quota: 50, windowMs: 60_000, startAt, durationMs: 300 });
+    const perProcess = await Promise.all([1, 2, 3, 4].map(() => runWorker(redis, runs)));
+
+    runs.forEach((run, index) => {
+      const results = perProcess.map((runResults) => runResults[index] as RunResult);
+      const admitted = results.flatMap((r) => r.admitted).sort((a, b) => a - b);
+      const decisions = results.reduce((sum, r) => sum + r.decisions, 0);
+      expect(decisions).toBeGreaterThan(admitted.length * 3);
+      if (run.windowMs === 60_000) {
+        expect(admitted).toHaveLength(run.quota);
+      } else {
+        // The window slid several times during the run, and was full each time it could be.
+        expect(admitted.length).toBeGreaterThanOrEqual(run.quota * 2);
+        expect(mostInOneWindow(admitted, run.windowMs)).toBe(run.quota);
+      }
+      // The race was real: admissions went to more than one process.
+      expect(results.filter((r) => r.admitted.length > 0).length).toBeGreaterThan(1);
+    });
+  });
+});
