@@ -1,3 +1,4 @@
+import type { InjectOptions } from "fastify";
 import { expect, test } from "vitest";
 import { basicAuth, buildTestApp, fakeClock } from "../helpers/build-test-app.js";
 import { repeat } from "../helpers/http-keys.js";
@@ -10,13 +11,13 @@ test("a whole session of requests logs no secret and no Authorization value", as
   const owner = await testApp.createOrganization();
   const authorizations = new Set<string>([owner.headers.authorization]);
   const secrets = new Set<string>([owner.secret]);
-  const send = async (options: Parameters<typeof app.inject>[0] & { headers?: Record<string, string> }) => {
+  const send = async (options: InjectOptions & { headers?: Record<string, string> }) => {
     if (options.headers?.authorization) authorizations.add(options.headers.authorization);
     return app.inject(options);
   };
 
   // Creates that return secrets, then the new keys at work.
-  const created = [];
+  const created: Array<{ id: string; api_id: string; api_key: string }> = [];
   for (const permissions of [["api_keys:read"], ["api_keys:read", "api_keys:create_update"], []]) {
     const response = await send({
       method: "POST",
@@ -29,6 +30,7 @@ test("a whole session of requests logs no secret and no Authorization value", as
     secrets.add(response.json().api_key);
   }
   const [reader, writer, idle] = created;
+  if (!reader || !writer || !idle) throw new Error("three keys expected");
   await send({ method: "GET", url: "/v1/api-keys", headers: basicAuth(reader.api_id, reader.api_key) });
   await send({
     method: "POST",
