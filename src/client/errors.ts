@@ -1,0 +1,91 @@
+import type { ErrorBody } from "./types.js";
+
+/**
+ * Codes the client itself assigns when there is no server error code to carry: the server was not
+ * reached (`network_error`, status 0), it answered with something that is not latchkey's JSON
+ * (`invalid_response`), or a rotation step failed without a server error (`rotation_failed`).
+ */
+export type ClientErrorCode = "network_error" | "invalid_response" | "rotation_failed";
+
+/** What a {@link LatchkeyError} is made of. */
+export interface LatchkeyErrorInit {
+  /** HTTP status; 0 when no response was received. */
+  status: number;
+  /** The server's error code, or a {@link ClientErrorCode}. */
+  code: string;
+  /** The server's message, or the client's description of what failed. */
+  message: string;
+  /** The parsed error body, when the server sent one. */
+  body?: ErrorBody | undefined;
+  /** Seconds from the `Retry-After` header, when present. */
+  retryAfterSeconds?: number | undefined;
+  /** The server's `X-Request-Id`, to quote when asking an operator about this request. */
+  requestId?: string | undefined;
+  /** The underlying failure (a network error, or the step error of a rotation). */
+  cause?: unknown;
+}
+
+/** Every failure the client reports is an instance of this class (or of a subclass). */
+export class LatchkeyError extends Error {
+  /** HTTP status; 0 when no response was received. */
+  readonly status: number;
+  /** The server's error code (`rate_limited`, `plan_limit_exceeded`, `not_found`, ...) or a client code. */
+  readonly code: string;
+  /** The parsed error body, when the server sent one. */
+  readonly body: ErrorBody | undefined;
+  /** Seconds from the `Retry-After` header, when present. */
+  readonly retryAfterSeconds: number | undefined;
+  /** The server's `X-Request-Id`, when present. */
+  readonly requestId: string | undefined;
+
+  constructor(init: LatchkeyErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "LatchkeyError";
+    this.status = init.status;
+    this.code = init.code;
+    this.body = init.body;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.requestId = init.requestId;
+  }
+}
+
+function asSentence(text: string): string {
+  const trimmed = text.trim() || "unknown error";
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/** The steps of a rotation, in order; see `KeysResource.rotate`. */
+export type RotationStep = "read" | "create" | "store" | "verify" | "disable";
+
+/**
+ * A rotation that stopped before its end. The old key was not disabled by the client (it is still
+ * enabled unless it already was disabled); `newKeyId` names the replacement to clean up, if one was made.
+ */
+export class KeyRotationError extends LatchkeyError {
+  /** The step that failed. */
+  readonly step: RotationStep;
+  /** The key being replaced. */
+  readonly oldKeyId: string;
+  /** The replacement created before the failure, to disable or adopt; undefined when none was created. */
+  readonly newKeyId: string | undefined;
+
+  constructor(step: RotationStep, oldKeyId: string, newKeyId: string | undefined, cause: unknown) {
+    const reason = asSentence(cause instanceof Error ? cause.message : String(cause));
+    const cleanup =
+      newKeyId === undefined
+        ? "No new key was created."
+        : `Clean up the new key ${newKeyId} (disable it), or finish by hand if it already serves traffic.`;
+    super({
+      status: cause instanceof LatchkeyError ? cause.status : 0,
+      code: cause instanceof LatchkeyError ? cause.code : "rotation_failed",
+      message: `Rotation of ${oldKeyId} failed at step "${step}": ${reason} The old key was left as it was. ${cleanup}`,
+      body: cause instanceof LatchkeyError ? cause.body : undefined,
+      requestId: cause instanceof LatchkeyError ? cause.requestId : undefined,
+      cause,
+    });
+    this.name = "KeyRotationError";
+    this.step = step;
+    this.oldKeyId = oldKeyId;
+    this.newKeyId = newKeyId;
+  }
+}

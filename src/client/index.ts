@@ -1,0 +1,27 @@
+/**
+ * `latchkey/client`: the typed client of latchkey's REST interface. It imports nothing but Node's
+ * built-ins and global fetch, so other programs can use it without pulling in the server.
+ */
+export { LatchkeyClient, type LatchkeyClientOptions } from "./client.js";
+export { configurationOf } from "./configuration.js";
+export {
+  type ClientErrorCode,
+  KeyRotationError,
+  LatchkeyError,
+  type LatchkeyErrorInit,
+  type RotationStep,
+} from "./errors.js";
+export type { KeysResource } from "./keys.js";
+export { DEFAULT_RETRY_AFTER_SECONDS, isRateLimitRejection } from "./retry-policy.js";
+export type { RotateOptions, RotationProgress } from "./rotate.js";
+export type { SpacingOptions } from "./spacing.js";
+export type { RetryEvent } from "./transport.js";
+export type {
+  CreatedKey,
+  ErrorBody,
+  KeyConfiguration,
+  KeyPage,
+  KeyRecord,
+  ListKeysOptions,
+  Permission,
+} from "./types.js";

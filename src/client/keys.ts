@@ -1,0 +1,123 @@
+import { configurationOf } from "./configuration.js";
+import { LatchkeyError } from "./errors.js";
+import { type RotateOptions, rotateKey } from "./rotate.js";
+import type { Transport } from "./transport.js";
+import type { CreatedKey, KeyConfiguration, KeyPage, KeyRecord, ListKeysOptions } from "./types.js";
+
+const READ = "api-key:read";
+const WRITE = "api-key:write";
+
+function keyPath(id: string): string {
+  if (id === "") throw new TypeError("A key id is required.");
+  return `/v1/api-keys/${encodeURIComponent(id)}`;
+}
+
+function listQuery(options: ListKeysOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.count !== undefined) query.set("count", String(options.count));
+  if (options.pageStart !== undefined) query.set("page_start", options.pageStart);
+  if (options.includeDisabled) query.set("include_disabled", "true");
+  // Repeated once per name: the server refuses names joined by commas or spaces.
+  for (const permission of options.withPermission ?? []) query.append("with_permission", permission);
+  return query;
+}
+
+/** The API-key operations, reached as `client.keys`. */
+export class KeysResource {
+  readonly #transport: Transport;
+
+  /** @internal Built by `LatchkeyClient`. */
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /**
+   * Creates a key. The response is the only time its secret (`api_key`) is shown: store it now.
+   * Needs `api_keys:create_update` and authority over every requested permission.
+   */
+  async create(config: KeyConfiguration): Promise<CreatedKey> {
+    return this.#transport.request({ method: "POST", path: "/v1/api-keys", body: config, group: WRITE });
+  }
+
+  /** Reads one key by its resource id (`key_...`, not its `api_id`); disabled keys too. */
+  async get(id: string): Promise<KeyRecord> {
+    return this.#transport.request({ method: "GET", path: keyPath(id), group: READ });
+  }
+
+  /**
+   * Replaces the key's whole configuration. Members left out return to their defaults (the name to
+   * `Key created ...`, the description to none), so pass everything to keep; build it with
+   * {@link configurationOf}. The secret is neither rotated nor returned.
+   */
+  async update(id: string, config: KeyConfiguration): Promise<KeyRecord> {
+    return this.#transport.request({ method: "POST", path: keyPath(id), body: config, group: WRITE });
+  }
+
+  /** Disables the key (it is never removed and still counts toward the quota). Repeating it succeeds. */
+  async disable(id: string): Promise<void> {
+    await this.#transport.request({ method: "DELETE", path: keyPath(id), group: WRITE });
+  }
+
+  /**
+   * Re-enables a key, keeping its name, description and permissions: reads it, then resends its
+   * configuration with `disabled: false`. Its original secret works again; a compromised key should be
+   * rotated instead. Two requests (a read and a write); a change made by someone else in between is
+   * overwritten.
+   */
+  async enable(id: string): Promise<KeyRecord> {
+    const current = await this.get(id);
+    return this.update(id, { ...configurationOf(current), disabled: false });
+  }
+
+  /** Reads one page of keys, newest first; pass `pagination.next_page_start` as `pageStart` for the next. */
+  async list(options: ListKeysOptions = {}): Promise<KeyPage> {
+    return this.#transport.request({
+      method: "GET",
+      path: "/v1/api-keys",
+      query: listQuery(options),
+      group: READ,
+    });
+  }
+
+  /**
+   * Yields every page of the listing in turn, following `next_page_start` until it is null. Pages are
+   * 100 keys unless `count` says otherwise, to spend few requests of the read group.
+   *
+   * ```ts
+   * for await (const page of client.keys.listAll({ includeDisabled: true })) {
+   *   for (const key of page.data) console.log(key.id, key.name);
+   * }
+   * ```
+   */
+  async *listAll(options: Omit<ListKeysOptions, "pageStart"> = {}): AsyncGenerator<KeyPage, void, undefined> {
+    let pageStart: string | undefined;
+    do {
+      const page = await this.list({ count: 100, ...options, ...(pageStart ? { pageStart } : {}) });
+      yield page;
+      const next = page.pagination.next_page_start;
+      if (next !== null && next === pageStart) {
+        throw new LatchkeyError({
+          status: 200,
+          code: "invalid_response",
+          message: "The server returned the same page cursor twice; stopping instead of looping.",
+        });
+      }
+      pageStart = next ?? undefined;
+    } while (pageStart !== undefined);
+  }
+
+  /**
+   * Replaces a key with a new one, as the spec prescribes (there is no rotate endpoint):
+   * 1. read the old key; 2. create a key with the same name, description, permissions and all-future
+   * flag; 3. `store` the new credentials; 4. verify they authenticate, then run your `verify`;
+   * 5. only then disable the old key. Returns the new key with its secret.
+   *
+   * If a step fails, the old key is left enabled and a `KeyRotationError` says which `step` failed and
+   * which `newKeyId` (if any) to clean up. When `id` is the key this client authenticates with, the
+   * client switches to the new credentials once the rotation succeeds.
+   */
+  async rotate(id: string, options: RotateOptions = {}): Promise<CreatedKey> {
+    keyPath(id);
+    return rotateKey(this, this.#transport, id, options);
+  }
+}

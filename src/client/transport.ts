@@ -1,0 +1,170 @@
+import { LatchkeyError } from "./errors.js";
+import { isRateLimitRejection, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
+import type { RequestSpacer } from "./spacing.js";
+import type { ErrorBody } from "./types.js";
+
+/** The Basic-auth pair a request is sent with. */
+export interface Credentials {
+  apiId: string;
+  apiKey: string;
+}
+
+/** Told before each wait on a rate-limit rejection, e.g. to print "waiting 12 s". */
+export interface RetryEvent {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** How long the client is about to wait, in milliseconds. */
+  delayMs: number;
+  /** The rejection being waited out. */
+  error: LatchkeyError;
+}
+
+export interface TransportOptions {
+  baseUrl: URL;
+  credentials: Credentials;
+  maxRetries: number;
+  retryJitterMs: number;
+  timeoutMs: number;
+  spacer: RequestSpacer | undefined;
+  onRetry: ((event: RetryEvent) => void) | undefined;
+  fetch: typeof fetch;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+  now: () => number;
+}
+
+/** One management request. */
+export interface RequestSpec {
+  method: "GET" | "POST" | "DELETE";
+  /** Path below the base URL, e.g. `/v1/api-keys`. */
+  path: string;
+  query?: URLSearchParams;
+  /** JSON body; none when undefined. */
+  body?: unknown;
+  /** The operation group the request counts against, for spacing. */
+  group: string;
+  /** Credentials other than the client's own (rotation verifies the new key with this). */
+  credentials?: Credentials;
+}
+
+function basicAuthorization({ apiId, apiKey }: Credentials): string {
+  return `Basic ${Buffer.from(`${apiId}:${apiKey}`, "utf8").toString("base64")}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function asErrorBody(value: unknown): ErrorBody | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const body = value as Partial<ErrorBody>;
+  return typeof body.message === "string" ? (body as ErrorBody) : undefined;
+}
+
+/**
+ * Sends requests: authentication, JSON, spacing, and waiting out rate-limit rejections. Retrying a
+ * rejected create is safe because a 429 comes before any effect (DESIGN.md order of checks). Nothing
+ * else is retried: a network failure or a 5xx may hide a create that happened, and a second one would
+ * make a second key.
+ */
+export class Transport {
+  readonly #options: TransportOptions;
+  #credentials: Credentials;
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+    this.#credentials = options.credentials;
+  }
+
+  /** The api_id this client authenticates with. */
+  get apiId(): string {
+    return this.#credentials.apiId;
+  }
+
+  /** Switches to other credentials, after the client's own key was rotated. */
+  useCredentials(credentials: Credentials): void {
+    this.#credentials = credentials;
+  }
+
+  /** Sends one request; resolves to the parsed JSON (undefined for 204) or throws a LatchkeyError. */
+  async request<T>(spec: RequestSpec): Promise<T> {
+    const { maxRetries, spacer, onRetry, sleep, random, retryJitterMs } = this.#options;
+    for (let attempt = 0; ; attempt++) {
+      await spacer?.waitTurn(spec.group);
+      const response = await this.#send(spec);
+      spacer?.learn(response.headers.get("ratelimit-policy"));
+      const text = await response.text();
+      const json = text === "" ? undefined : parseJson(text);
+      if (response.ok) {
+        if (text !== "" && json === undefined) throw this.#invalidResponse(response);
+        return json as T;
+      }
+      const error = this.#errorFrom(response, asErrorBody(json));
+      if (!isRateLimitRejection(response.status, error.body) || attempt >= maxRetries) throw error;
+      const delayMs = retryDelayMs(error.retryAfterSeconds, retryJitterMs, random);
+      onRetry?.({ attempt: attempt + 1, delayMs, error });
+      await sleep(delayMs);
+    }
+  }
+
+  async #send(spec: RequestSpec): Promise<Response> {
+    const url = new URL(spec.path.replace(/^\//, ""), this.#options.baseUrl);
+    if (spec.query) url.search = spec.query.toString();
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      authorization: basicAuthorization(spec.credentials ?? this.#credentials),
+    };
+    if (spec.body !== undefined) headers["content-type"] = "application/json";
+    try {
+      return await this.#options.fetch(url, {
+        method: spec.method,
+        headers,
+        ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
+        signal: AbortSignal.timeout(this.#options.timeoutMs),
+        redirect: "error",
+      });
+    } catch (cause) {
+      const detail = cause instanceof Error ? describeNetworkError(cause) : String(cause);
+      throw new LatchkeyError({
+        status: 0,
+        code: "network_error",
+        message: `Could not reach ${url.origin}: ${detail}.`,
+        cause,
+      });
+    }
+  }
+
+  #errorFrom(response: Response, body: ErrorBody | undefined): LatchkeyError {
+    if (!body) return this.#invalidResponse(response);
+    return new LatchkeyError({
+      status: response.status,
+      code: body.code ?? `http_${response.status}`,
+      message: body.message,
+      body,
+      retryAfterSeconds: parseRetryAfter(response.headers.get("retry-after"), this.#options.now()),
+      requestId: response.headers.get("x-request-id") ?? undefined,
+    });
+  }
+
+  #invalidResponse(response: Response): LatchkeyError {
+    return new LatchkeyError({
+      status: response.status,
+      code: "invalid_response",
+      message: `The server answered ${response.status} ${response.statusText} with a body that is not latchkey's JSON; is the URL right?`,
+      requestId: response.headers.get("x-request-id") ?? undefined,
+    });
+  }
+}
+
+/** `fetch failed` says nothing; the useful part (ECONNREFUSED, a timeout) is in its cause. */
+function describeNetworkError(error: Error): string {
+  if (error.name === "TimeoutError") return "the request timed out";
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  if (cause && typeof cause.code === "string") return `${error.message} (${cause.code})`;
+  if (cause && typeof cause.message === "string") return `${error.message} (${cause.message})`;
+  return error.message;
+}

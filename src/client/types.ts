@@ -1,0 +1,111 @@
+/**
+ * The wire shapes the client sends and receives. They are written here, not imported from the server,
+ * because the client ships to other programs with no dependencies: keep them in step with
+ * `src/http/schemas.ts` (the server's single source of truth) by hand.
+ */
+
+/** A permission name from the server's catalogue; any string is accepted so newer names still type-check. */
+export type Permission =
+  | "images:create"
+  | "images:read"
+  | "images:delete"
+  | "images:store"
+  | "templates:read"
+  | "templates:create_update"
+  | "templates:delete"
+  | "proxies:read"
+  | "proxies:create_update"
+  | "proxies:delete"
+  | "storage_destinations:read"
+  | "storage_destinations:create_update"
+  | "storage_destinations:delete"
+  | "og_configs:read"
+  | "og_configs:create_update"
+  | "og_configs:delete"
+  | "api_keys:read"
+  | "api_keys:create_update"
+  | "api_keys:delete"
+  | "usage:read"
+  | (string & {});
+
+/**
+ * The whole configuration of a key, the body of both create and update. An update replaces all of it:
+ * omitted optional members return to their defaults (see {@link configurationOf}).
+ */
+export interface KeyConfiguration {
+  /** Display name, at most 255 characters; omitted, null or blank gives `Key created YYYY-MM-DD HH:mm:ss`. */
+  name?: string | null;
+  /** Purpose of the key, at most 2,000 characters; omitted, null or blank clears it. */
+  description?: string | null;
+  /** `true` disables the key (it can no longer authenticate). Default `false`. */
+  disabled?: boolean;
+  /** The complete list of permissions; must be `[]` when `all_future_permissions` is true. */
+  permissions: Permission[];
+  /** The key gets every current and future permission. Default `false`. */
+  all_future_permissions?: boolean;
+}
+
+/** A key as the server returns it from retrieve, list and update: never with its secret. */
+export interface KeyRecord {
+  /** Resource id (`key_...`), used in management paths. Not the Basic-auth username. */
+  id: string;
+  /** Basic-authentication username of the key. */
+  api_id: string;
+  /** Display name. */
+  name: string;
+  /** Purpose of the key, or null when none was given. */
+  description: string | null;
+  /** Whether the key can authenticate (the inverse of the request field `disabled`). */
+  enabled: boolean;
+  /** Permissions currently granted; for an all-future key, the whole current catalogue. */
+  permissions: Permission[];
+  /** Whether the key also receives permissions added later. */
+  all_future_permissions: boolean;
+  /** Creation time, RFC 3339 UTC. */
+  created_at: string;
+  /** Time of the last update, RFC 3339 UTC. */
+  updated_at: string;
+}
+
+/** A key as returned by create (and by rotate): the only time its secret is ever shown. */
+export interface CreatedKey extends KeyRecord {
+  /** The secret, the Basic-auth password. Store it now: the server keeps only a hash. */
+  api_key: string;
+}
+
+/** One page of a key listing, newest first. */
+export interface KeyPage {
+  /** The keys of this page. */
+  data: KeyRecord[];
+  /** Where the next page starts. */
+  pagination: {
+    /** Cursor for `pageStart` of the next request; `null` on the last page. */
+    next_page_start: string | null;
+  };
+}
+
+/** Filters and paging of a key listing. */
+export interface ListKeysOptions {
+  /** Page size, 1 to 100. Server default 10. */
+  count?: number;
+  /** Include disabled keys. Default false. */
+  includeDisabled?: boolean;
+  /** Only keys allowing every one of these permissions (all-future keys included). */
+  withPermission?: Permission[];
+  /** `pagination.next_page_start` of the previous page; omitted for the first page. */
+  pageStart?: string;
+}
+
+/** The body of every error the server sends (DESIGN.md section 4). */
+export interface ErrorBody {
+  /** HTTP status, repeated. */
+  statusCode: number;
+  /** Status phrase, e.g. `Too Many Requests` or `Plan limit exceeded`. */
+  error: string;
+  /** What went wrong, for a person to read. */
+  message: string;
+  /** Machine-readable code, e.g. `rate_limited`, `missing_permission`, `not_found`. */
+  code?: string;
+  /** On 400: one entry per offending member of the request. */
+  validation_errors?: { path: string; message: string }[];
+}

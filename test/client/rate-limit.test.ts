@@ -1,0 +1,47 @@
+import { expect, test } from "vitest";
+import { LatchkeyError, type RetryEvent } from "../../src/client/index.js";
+import { startRealServer } from "./real-server.js";
+
+// A 2-second window keeps the one real wait of this file short.
+const SHORT_WINDOW = { LATCHKEY_RATE_WINDOW_SECONDS: "2" };
+
+test("a rate-limited request is waited out for Retry-After seconds and then succeeds", async () => {
+  const server = await startRealServer(SHORT_WINDOW);
+  const owner = await server.owner();
+  await server.setQuota(owner.orgId, "api-key:read", 2);
+  const retries: RetryEvent[] = [];
+  const client = server.clientFor(owner, { onRetry: (event) => retries.push(event) });
+
+  await client.keys.list();
+  await client.keys.list();
+  const started = performance.now();
+  const third = await client.keys.list();
+  const waited = performance.now() - started;
+
+  expect(third.data).toHaveLength(1);
+  expect(retries).toHaveLength(1);
+  const [retry] = retries;
+  expect(retry?.attempt).toBe(1);
+  expect(retry?.error).toMatchObject({ status: 429, code: "rate_limited" });
+  expect(retry?.error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  expect(retry?.error.retryAfterSeconds).toBeLessThanOrEqual(2);
+  expect(retry?.error.message).toContain("api-key:read");
+  // The wait is Retry-After (1-2 s here) plus at most 50 ms of jitter, and the client really waited it.
+  expect(retry?.delayMs).toBeGreaterThanOrEqual(1000);
+  expect(retry?.delayMs).toBeLessThan(2050);
+  expect(waited).toBeGreaterThanOrEqual((retry?.delayMs ?? 0) - 5);
+});
+
+test("with maxRetries 0 the rate-limit rejection is thrown with its Retry-After", async () => {
+  const server = await startRealServer(SHORT_WINDOW);
+  const owner = await server.owner();
+  await server.setQuota(owner.orgId, "api-key:write", 1);
+  const client = server.clientFor(owner, { maxRetries: 0 });
+
+  await client.keys.create({ permissions: ["images:read"] });
+  const error = await client.keys.create({ permissions: ["images:read"] }).catch((caught: unknown) => caught);
+
+  expect(error).toBeInstanceOf(LatchkeyError);
+  expect(error).toMatchObject({ status: 429, code: "rate_limited", body: { error: "Too Many Requests" } });
+  expect((error as LatchkeyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+});
