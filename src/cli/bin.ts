@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from "commander";
+import { registerKeyCommands } from "./key-commands.js";
 import { registerOrgCommands } from "./org-commands.js";
 import { registerServerCommands } from "./server-commands.js";
 
@@ -10,6 +11,7 @@ const program = new Command()
 
 registerServerCommands(program);
 registerOrgCommands(program);
+registerKeyCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`latchkey: ${error instanceof Error ? error.message : String(error)}\n`);

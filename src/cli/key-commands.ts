@@ -1,0 +1,159 @@
+import { type Command, Option } from "commander";
+import type { KeyRecord } from "../client/index.js";
+import { action, type ConnectionFlags, connect, withConnectionOptions } from "./keys-connection.js";
+import { EXIT } from "./keys-exit-codes.js";
+import {
+  type CreateFlags,
+  createConfiguration,
+  type UpdateFlags,
+  updatedConfiguration,
+} from "./keys-flags.js";
+import { formatKey, formatKeyTable, printJson } from "./keys-output.js";
+import { rotateCommand } from "./keys-rotate.js";
+import { parseInteger } from "./parse.js";
+
+type JsonFlag = { json?: boolean };
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function printKey(key: KeyRecord, flags: JsonFlag): void {
+  if (flags.json) printJson(key);
+  else process.stdout.write(formatKey(key));
+}
+
+const EXIT_CODES_HELP = `
+Credentials come from LATCHKEY_URL, LATCHKEY_API_ID and LATCHKEY_API_KEY, or --url, --api-id, --api-key.
+Rate-limited requests are retried after Retry-After; the wait is shown on stderr.
+
+Exit status: ${EXIT.ok} done; ${EXIT.failed} request failed (not found, quota, server or network); \
+${EXIT.usage} usage (bad flags, missing credentials, input rejected with 400); ${EXIT.denied} not \
+authenticated or not permitted (401/403); ${EXIT.rotationIncomplete} rotation stopped after creating the \
+new key (old key still enabled); ${EXIT.limited} still rate-limited after retries, or plan limit (429).`;
+
+const UPDATE_HELP = `
+An update replaces a key's whole configuration on the server. This command reads the key first and
+applies only the flags given, so everything not mentioned keeps its value. --name "" restores the default
+name; --description "" clears the description.`;
+
+/** `latchkey keys ...`: key management over the REST interface, through the typed client. */
+export function registerKeyCommands(program: Command): void {
+  const keys = program
+    .command("keys")
+    .description("Manage API keys through a running server (uses the REST interface, like any client).")
+    .addHelpText("after", EXIT_CODES_HELP)
+    // Usage mistakes exit with the documented status 2 instead of commander's 1; help still exits 0.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
+
+  withConnectionOptions(keys.command("list"))
+    .description("List keys, newest first, following every page.")
+    .option("--all", "include disabled keys")
+    .option(
+      "--with-permission <name>",
+      "only keys allowing this permission (repeatable: all of them)",
+      collect,
+    )
+    .option("--page-size <n>", "keys per request, 1 to 100 (default 100)", parseInteger)
+    .option("--json", "print a JSON array of every record")
+    .action(
+      action(
+        async (
+          flags: ConnectionFlags & JsonFlag & { all?: boolean; withPermission?: string[]; pageSize?: number },
+        ) => {
+          const client = connect(flags);
+          const found: KeyRecord[] = [];
+          const pages = client.keys.listAll({
+            includeDisabled: flags.all ?? false,
+            withPermission: flags.withPermission ?? [],
+            count: flags.pageSize ?? 100,
+          });
+          for await (const page of pages) found.push(...page.data);
+          if (flags.json) printJson(found);
+          else process.stdout.write(formatKeyTable(found));
+        },
+      ),
+    );
+
+  withConnectionOptions(keys.command("get").argument("<id>", "the key's resource id (key_...)"))
+    .description("Show one key (never its secret).")
+    .option("--json", "print the record as JSON")
+    .action(
+      action(async (id: string, flags: ConnectionFlags & JsonFlag) =>
+        printKey(await connect(flags).keys.get(id), flags),
+      ),
+    );
+
+  withConnectionOptions(keys.command("create"))
+    .description("Create a key and print its secret, once.")
+    .option("--permission <name>", "a permission to grant (repeatable)", collect, [])
+    .option("--all-future", "grant every current and future permission")
+    .option("--name <name>", "display name (default: Key created <UTC time>)")
+    .option("--description <text>", "what the key is for")
+    .option("--disabled", "create it disabled")
+    .option("--json", "print the record, secret included, as JSON")
+    .action(
+      action(async (flags: ConnectionFlags & JsonFlag & CreateFlags) => {
+        const config = createConfiguration(flags);
+        const created = await connect(flags).keys.create(config);
+        if (flags.json) return printJson(created);
+        process.stdout.write(formatKey(created));
+        process.stderr.write("Store the api_key now: it is not shown again.\n");
+      }),
+    );
+
+  withConnectionOptions(keys.command("update").argument("<id>", "the key's resource id"))
+    .description("Change a key; flags not given keep their current values.")
+    .option("--name <name>", "new display name")
+    .option("--description <text>", "new description")
+    .option("--permission <name>", "replace the permission list (repeatable)", collect)
+    .option("--add-permission <name>", "add a permission (repeatable)", collect)
+    .option("--remove-permission <name>", "remove a permission (repeatable)", collect)
+    .option("--all-future", "grant every current and future permission")
+    .option("--no-all-future", "stop granting future permissions (keeps today's list unless --permission)")
+    .addOption(new Option("--disabled", "disable the key").conflicts("enabled"))
+    .addOption(new Option("--enabled", "enable the key"))
+    .option("--json", "print the updated record as JSON")
+    .addHelpText("after", UPDATE_HELP)
+    .action(
+      action(async (id: string, flags: ConnectionFlags & JsonFlag & UpdateFlags) => {
+        const client = connect(flags);
+        const current = await client.keys.get(id);
+        printKey(await client.keys.update(id, updatedConfiguration(current, flags)), flags);
+      }),
+    );
+
+  withConnectionOptions(keys.command("disable").argument("<id>", "the key's resource id"))
+    .description("Disable a key (it stays listed and counts toward the quota; repeating it succeeds).")
+    .option("--json", 'print {"id", "enabled": false} as JSON')
+    .action(
+      action(async (id: string, flags: ConnectionFlags & JsonFlag) => {
+        await connect(flags).keys.disable(id);
+        if (flags.json) printJson({ id, enabled: false });
+        else process.stdout.write(`Disabled ${id}.\n`);
+      }),
+    );
+
+  withConnectionOptions(keys.command("enable").argument("<id>", "the key's resource id"))
+    .description("Enable a key again, keeping its name, description and permissions (same secret).")
+    .option("--json", "print the record as JSON")
+    .action(
+      action(async (id: string, flags: ConnectionFlags & JsonFlag) =>
+        printKey(await connect(flags).keys.enable(id), flags),
+      ),
+    );
+
+  withConnectionOptions(keys.command("rotate").argument("<id>", "the key to replace"))
+    .description(
+      "Replace a key: create one with the same configuration, store its credentials, verify them, then " +
+        "disable the old key. On any failure the old key stays enabled.",
+    )
+    .option("--out <file>", "write the new credentials to this new file (mode 0600) instead of stdout")
+    .option(
+      "--verify-command <cmd>",
+      "shell command that switches your application and checks it (gets LATCHKEY_NEW_API_ID, " +
+        "LATCHKEY_NEW_API_KEY, ...); the old key is disabled only if it exits 0",
+    )
+    .option("--json", "print the new record as JSON (without the secret when --out is given)")
+    .action(action(rotateCommand));
+}

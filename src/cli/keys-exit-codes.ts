@@ -1,0 +1,57 @@
+import { KeyRotationError, LatchkeyError } from "../client/index.js";
+
+/**
+ * Exit statuses of `latchkey keys ...`, documented in the README so scripts can branch on them.
+ * Kept few on purpose: each one calls for a different reaction.
+ */
+export const EXIT = {
+  /** Done. */
+  ok: 0,
+  /** The request failed for another reason: not found, quota reached, server or network error. */
+  failed: 1,
+  /** The command was refused as given: bad flags, missing credentials, or input the server rejected (400). */
+  usage: 2,
+  /** The credentials did not authenticate (401) or lack the permission or authority (403). */
+  denied: 3,
+  /** A rotation stopped after creating the new key: the old key is still enabled, the new one needs cleanup. */
+  rotationIncomplete: 4,
+  /** Still rate-limited after the retries (429), or a plan limit: try later, do not loop. */
+  limited: 5,
+} as const;
+
+/** A command-line mistake found before any request was sent. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+function exitCodeOfStatus(error: LatchkeyError): number {
+  if (error.status === 400) return EXIT.usage;
+  if (error.status === 401 || error.status === 403) return EXIT.denied;
+  if (error.status === 429) return EXIT.limited;
+  return EXIT.failed;
+}
+
+/** The exit status that tells a script what went wrong. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof KeyRotationError) {
+    if (error.newKeyId !== undefined) return EXIT.rotationIncomplete;
+    const cause = error.cause;
+    return cause instanceof LatchkeyError ? exitCodeOfStatus(cause) : EXIT.failed;
+  }
+  if (error instanceof LatchkeyError) return exitCodeOfStatus(error);
+  return EXIT.failed;
+}
+
+/** One line for stderr: the server's message, then its status and code so a person can search for them. */
+export function describeFailure(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
+  if (error instanceof LatchkeyError && error.status > 0) {
+    const request = error.requestId ? `, request ${error.requestId}` : "";
+    return `${message} (${error.status} ${error.code}${request})`;
+  }
+  return message;
+}

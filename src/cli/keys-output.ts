@@ -1,0 +1,65 @@
+import type { CreatedKey, KeyRecord } from "../client/index.js";
+
+/**
+ * Names and descriptions are set by whoever holds a key; escape control characters so a crafted name
+ * can neither break the table nor send escape sequences to the terminal.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
+    return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
+
+function truncate(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, width - 1).join("")}…`;
+}
+
+function permissionSummary(key: KeyRecord): string {
+  if (key.all_future_permissions) return "all, current and future";
+  return key.permissions.length === 0 ? "(none)" : key.permissions.join(", ");
+}
+
+/** Writes a value as indented JSON, for scripts. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** One key, as `field: value` lines for a person. */
+export function formatKey(key: KeyRecord | CreatedKey): string {
+  const rows: [string, string][] = [
+    ["id", key.id],
+    ["api_id", key.api_id],
+    ...("api_key" in key ? [["api_key", key.api_key] as [string, string]] : []),
+    ["name", printable(key.name)],
+    ["description", key.description === null ? "(none)" : printable(key.description)],
+    ["state", key.enabled ? "enabled" : "disabled"],
+    ["permissions", permissionSummary(key)],
+    ["created_at", key.created_at],
+    ["updated_at", key.updated_at],
+  ];
+  return rows.map(([field, value]) => `${`${field}:`.padEnd(14)}${value}\n`).join("");
+}
+
+/** Keys as an aligned table for a person; `--json` gives the full records. */
+export function formatKeyTable(keys: KeyRecord[]): string {
+  const header = ["ID", "STATE", "NAME", "PERMISSIONS", "CREATED"];
+  const rows = keys.map((key) => [
+    key.id,
+    key.enabled ? "enabled" : "disabled",
+    truncate(printable(key.name), 40),
+    truncate(permissionSummary(key), 60),
+    key.created_at,
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max([...title].length, ...rows.map((row) => [...(row[column] ?? "")].length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell + " ".repeat((widths[column] ?? 0) - [...cell].length))
+      .join("  ")
+      .trimEnd();
+  const count = `${keys.length} key${keys.length === 1 ? "" : "s"}\n`;
+  return `${[line(header), ...rows.map(line)].join("\n")}\n${count}`;
+}
