@@ -81,3 +81,6 @@ export const KeyList = Type.Object({
   data: Type.Array(KeyRecord),
   pagination: Type.Object({ next_page_start: Type.Union([Type.String(), Type.Null()]) }),
 });
+
+/** The empty answer of a disable: documented as 204 so that generated clients expect no body. */
+export const NoContent = Type.Null({ description: "The key is disabled (or already was). No body." });

@@ -42,6 +42,9 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
   expect(Object.keys(create.requestBody.content["application/json"].schema.properties).sort()).toEqual(
     ["all_future_permissions", "description", "disabled", "name", "permissions"].sort(),
   );
+  // Each operation documents the status it answers with.
+  expect(Object.keys(document.paths["/v1/api-keys/{id}"].delete.responses)).toEqual(["204"]);
+  expect(Object.keys(create.responses)).toEqual(["200"]);
   // Health endpoints and the 405 catch-alls are not part of the published interface.
   expect(Object.keys(document.paths)).not.toContain("/healthz");
   expect(document.paths["/v1/api-keys"].put).toBeUndefined();

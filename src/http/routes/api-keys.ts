@@ -13,6 +13,7 @@ import {
   KeyList,
   KeyRecord,
   ListKeysQuery,
+  NoContent,
 } from "../schemas.js";
 
 const security = [{ basicAuth: [] }];
@@ -103,7 +104,13 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     "/v1/api-keys/:id",
     {
       config: { operation: KEY_OPERATIONS.disableKey },
-      schema: { summary: "Disable a key (it is never removed)", tags, security, params: KeyIdParams },
+      schema: {
+        summary: "Disable a key (it is never removed)",
+        tags,
+        security,
+        params: KeyIdParams,
+        response: { 204: NoContent },
+      },
     },
     async (request, reply) => {
       await keys.disable(callerOf(request), request.params.id);
