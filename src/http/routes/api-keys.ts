@@ -114,7 +114,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     },
     async (request, reply) => {
       await keys.disable(callerOf(request), request.params.id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
