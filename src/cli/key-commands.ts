@@ -25,12 +25,15 @@ function printKey(key: KeyRecord, flags: JsonFlag): void {
 
 const EXIT_CODES_HELP = `
 Credentials come from LATCHKEY_URL, LATCHKEY_API_ID and LATCHKEY_API_KEY, or --url, --api-id, --api-key.
-Rate-limited requests are retried after Retry-After; the wait is shown on stderr.
+Rate-limited requests are retried after Retry-After (up to 3 times); each wait is announced on stderr.
 
-Exit status: ${EXIT.ok} done; ${EXIT.failed} request failed (not found, quota, server or network); \
-${EXIT.usage} usage (bad flags, missing credentials, input rejected with 400); ${EXIT.denied} not \
-authenticated or not permitted (401/403); ${EXIT.rotationIncomplete} rotation stopped after creating the \
-new key (old key still enabled); ${EXIT.limited} still rate-limited after retries, or plan limit (429).`;
+Exit status:
+  ${EXIT.ok}  done
+  ${EXIT.failed}  the request failed: not found, key quota reached, server or network error
+  ${EXIT.usage}  usage: bad flags, missing credentials, or input the server rejected (400)
+  ${EXIT.denied}  not authenticated (401) or not permitted (403)
+  ${EXIT.rotationIncomplete}  rotate stopped after creating the new key; the old key is still enabled
+  ${EXIT.limited}  still rate-limited after the retries, or a plan limit (429)`;
 
 const UPDATE_HELP = `
 An update replaces a key's whole configuration on the server. This command reads the key first and
@@ -43,7 +46,10 @@ export function registerKeyCommands(program: Command): void {
     .command("keys")
     .description("Manage API keys through a running server (uses the REST interface, like any client).")
     .addHelpText("after", EXIT_CODES_HELP)
-    // Usage mistakes exit with the documented status 2 instead of commander's 1; help still exits 0.
+    // Usage mistakes are one line like every other failure (no help dump), and exit with the
+    // documented status 2 instead of commander's 1; help still exits 0.
+    .showHelpAfterError(false)
+    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, "")}`) })
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
 
   withConnectionOptions(keys.command("list"))

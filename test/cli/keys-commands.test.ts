@@ -80,14 +80,17 @@ test("failures are one line on stderr with the server's message and a documented
   const owner = await server.owner();
   const env = cliEnv(server.url, owner);
 
-  const [missingCredentials, wrongSecret, unknownKey, badPermission, nothingToChange] = await Promise.all([
-    runCli(["keys", "list"], { LATCHKEY_URL: server.url }),
-    runCli(["keys", "list"], { ...env, LATCHKEY_API_KEY: "lksk_wrong" }),
-    runCli(["keys", "get", "key_0000000000000000000000"], env),
-    runCli(["keys", "create", "--permission", "images:fly"], env),
-    runCli(["keys", "update", owner.id], env),
-  ]);
+  const [badFlag, missingCredentials, wrongSecret, unknownKey, badPermission, nothingToChange] =
+    await Promise.all([
+      runCli(["keys", "list", "--bogus"], env),
+      runCli(["keys", "list"], { LATCHKEY_URL: server.url }),
+      runCli(["keys", "list"], { ...env, LATCHKEY_API_KEY: "lksk_wrong" }),
+      runCli(["keys", "get", "key_0000000000000000000000"], env),
+      runCli(["keys", "create", "--permission", "images:fly"], env),
+      runCli(["keys", "update", owner.id], env),
+    ]);
 
+  expect(badFlag).toMatchObject({ code: 2, stderr: "latchkey: unknown option '--bogus'\n" });
   expect(missingCredentials.code).toBe(2);
   expect(missingCredentials.stderr).toBe(
     "latchkey: Missing LATCHKEY_API_ID (or --api-id), LATCHKEY_API_KEY (or --api-key).\n",
@@ -101,7 +104,14 @@ test("failures are one line on stderr with the server's message and a documented
   expect(badPermission.code).toBe(2);
   expect(badPermission.stderr).toContain('unknown permission "images:fly"');
   expect(nothingToChange.code).toBe(2);
-  for (const result of [missingCredentials, wrongSecret, unknownKey, badPermission, nothingToChange]) {
+  for (const result of [
+    badFlag,
+    missingCredentials,
+    wrongSecret,
+    unknownKey,
+    badPermission,
+    nothingToChange,
+  ]) {
     expect(result.stdout).toBe("");
     expect(result.stderr.split("\n")).toHaveLength(2); // one line and its newline
   }
