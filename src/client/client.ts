@@ -35,9 +35,11 @@ export interface LatchkeyClientOptions {
   now?: () => number;
 }
 
-function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+function wholeNumber(value: number | undefined, fallback: number, name: string, minimum = 0): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number >= 0.`);
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new RangeError(`${name} must be a whole number >= ${minimum}.`);
+  }
   return value;
 }
 
@@ -84,9 +86,9 @@ export class LatchkeyClient {
     const transport = new Transport({
       baseUrl: parseBaseUrl(options.baseUrl),
       credentials: { apiId: options.apiId, apiKey: options.apiKey },
-      maxRetries: nonNegativeInteger(options.maxRetries, 3, "maxRetries"),
-      retryJitterMs: nonNegativeInteger(options.retryJitterMs, 1000, "retryJitterMs"),
-      timeoutMs: nonNegativeInteger(options.timeoutMs, 30_000, "timeoutMs"),
+      maxRetries: wholeNumber(options.maxRetries, 3, "maxRetries"),
+      retryJitterMs: wholeNumber(options.retryJitterMs, 1000, "retryJitterMs"),
+      timeoutMs: wholeNumber(options.timeoutMs, 30_000, "timeoutMs", 1),
       spacer: options.spacing ? new RequestSpacer(options.spacing, { now, sleep, random }) : undefined,
       onRetry: options.onRetry,
       fetch: options.fetch ?? globalThis.fetch,
