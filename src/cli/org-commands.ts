@@ -12,10 +12,11 @@ import {
 import { toKeyResponse } from "../http/key-response.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore } from "../store/key-store.js";
-import { openKeyStore } from "../store/open-database.js";
 import { parseInteger } from "./parse.js";
 
 async function withStore<T>(work: (store: KeyStore) => Promise<T>): Promise<T> {
+  // Imported on use so that `latchkey keys ...` does not load the database drivers.
+  const { openKeyStore } = await import("../store/open-database.js");
   const store = await openKeyStore(loadConfig().databaseUrl);
   try {
     return await work(store);

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
-import { serve } from "../main.js";
-import { openKeyStore } from "../store/open-database.js";
 import { parseInteger } from "./parse.js";
 
+// The server and database modules are imported when a command runs, not when the CLI starts: every
+// `latchkey keys ...` invocation would otherwise pay for loading Fastify and the database drivers.
 export function registerServerCommands(program: Command): void {
   program
     .command("serve")
@@ -13,6 +13,7 @@ export function registerServerCommands(program: Command): void {
     .option("--port <port>", "TCP port (default 8080, env PORT)", parseInteger)
     .option("--host <host>", "interface to bind (default 127.0.0.1, env HOST)")
     .action(async (options: { port?: number; host?: string }) => {
+      const { serve } = await import("../main.js");
       await serve({
         ...(options.port !== undefined ? { port: options.port } : {}),
         ...(options.host !== undefined ? { host: options.host } : {}),
@@ -23,6 +24,7 @@ export function registerServerCommands(program: Command): void {
     .command("migrate")
     .description("Bring the database schema up to date (the server also does this at start).")
     .action(async () => {
+      const { openKeyStore } = await import("../store/open-database.js");
       const store = await openKeyStore(loadConfig().databaseUrl);
       await store.close();
       process.stdout.write("Database schema is up to date.\n");
