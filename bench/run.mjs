@@ -1,6 +1,7 @@
 // The core benchmark: autocannon against latchkey's authenticated, rate-limited, SQLite-backed
 // GET /v1/api-keys/{id} and against a bare Fastify route, each server in its own process, measured in
 // interleaved rounds so that drift on a shared machine hits both. See bench/README.md.
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -98,7 +99,8 @@ try {
       entry.rounds.push(figures);
       log(
         `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, ` +
-          `p99 ${figures.p99Ms} ms, server ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request`,
+          `p99 ${figures.p99Ms} ms, server ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request, ` +
+          `other processes ${figures.otherCpuCores?.toFixed(2)} cores`,
       );
     }
   }
@@ -110,6 +112,7 @@ try {
     date: new Date().toISOString(),
     command: commandLine(),
     dist: relative(repo, dist) || ".",
+    source: sourceVersion(),
     machine: {
       node: process.version,
       platform: `${platform()} ${process.arch}`,
@@ -160,6 +163,19 @@ try {
 function compareLabel(dist) {
   const parts = dist.split("/").filter(Boolean);
   return (parts.at(-1) === "dist" ? parts.at(-2) : parts.at(-1)) ?? dist;
+}
+
+/** The commit the figures belong to, and whether src/ had uncommitted changes when dist/ was measured. */
+function sourceVersion() {
+  try {
+    const git = (...args) => execFileSync("git", args, { cwd: repo, encoding: "utf8" }).trim();
+    return {
+      commit: git("rev-parse", "--short", "HEAD"),
+      srcModified: git("status", "--porcelain", "--", "src") !== "",
+    };
+  } catch {
+    return null;
+  }
 }
 
 function commandLine() {

@@ -1,4 +1,5 @@
 // One bounded autocannon measurement of one target, with the server's and the load generator's CPU use.
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 /** Upper bound on requests per measurement, well above what 2 cores can serve, so no loop is unbounded. */
@@ -20,6 +21,7 @@ export async function probe(server, target) {
 
 /** Runs autocannon for `seconds` against one target; returns the figures that matter. */
 export async function measure(server, target, { seconds, connections, pipelining }) {
+  const machineBefore = machineBusySeconds();
   const cpuBefore = server.cpuSeconds();
   const loadBefore = process.cpuUsage();
   const started = performance.now();
@@ -35,6 +37,7 @@ export async function measure(server, target, { seconds, connections, pipelining
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = server.cpuSeconds();
   const load = process.cpuUsage(loadBefore);
+  const machineAfter = machineBusySeconds();
   const failures = result.non2xx + result.errors + result.timeouts;
   if (failures > 0) {
     throw new Error(
@@ -43,6 +46,8 @@ export async function measure(server, target, { seconds, connections, pipelining
   }
   const requests = result.requests.total;
   const serverCpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+  const loadCpu = (load.user + load.system) / 1e6;
+  const machineCpu = machineBefore === null || machineAfter === null ? null : machineAfter - machineBefore;
   return {
     requestsPerSecond: requests / result.duration,
     p50Ms: result.latency.p50,
@@ -52,6 +57,26 @@ export async function measure(server, target, { seconds, connections, pipelining
     bytesPerResponse: result.throughput.total / requests,
     serverCpuUsPerRequest: serverCpu === null ? null : (serverCpu * 1e6) / requests,
     serverCpuUtilization: serverCpu === null ? null : serverCpu / elapsed,
-    loadGeneratorCpuUtilization: (load.user + load.system) / 1e6 / elapsed,
+    loadGeneratorCpuUtilization: loadCpu / elapsed,
+    // Cores' worth of CPU that everything else on the machine used meanwhile (shared machines are noisy).
+    otherCpuCores:
+      machineCpu === null || serverCpu === null
+        ? null
+        : Math.max(0, machineCpu - serverCpu - loadCpu) / elapsed,
   };
+}
+
+/** CPU seconds the whole machine has been busy (all cores), from /proc/stat; null off Linux. */
+function machineBusySeconds() {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+      .split("\n", 1)[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return null;
+  }
 }

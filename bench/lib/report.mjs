@@ -14,17 +14,20 @@ export function renderResults(results) {
   const rows = Object.entries(targets).map(([name, { description, median }]) => {
     const speed = median.requestsPerSecond / bare.requestsPerSecond;
     const cost = median.serverCpuUsPerRequest / bare.serverCpuUsPerRequest;
-    return `| \`${name}\` | ${description} | ${thousands(median.requestsPerSecond)} | ${fixed(median.p99Ms)} | ${fixed(speed, 2)} | ${fixed(median.serverCpuUsPerRequest)} (${fixed(cost, 1)}x) | ${percent(median.serverCpuUtilization)} | ${percent(median.loadGeneratorCpuUtilization)} |`;
+    return `| \`${name}\` | ${description} | ${thousands(median.requestsPerSecond)} | ${fixed(median.p99Ms)} | ${fixed(speed, 2)} | ${fixed(median.serverCpuUsPerRequest)} (${fixed(cost, 1)}x) | ${percent(median.serverCpuUtilization)} | ${percent(median.loadGeneratorCpuUtilization)} | ${fixed(median.otherCpuCores, 2)} |`;
   });
   const verdict = headline.ratio >= headline.goal ? "met" : "not met";
   return [
     START,
     `Latest run: ${results.date} · \`${results.command}\` · Node ${machine.node} · ${machine.cpuModel} x ${machine.cpuCount} (${machine.platform}) · ` +
       `${options.connections} connections, pipelining ${options.pipelining}, ${options.rounds} interleaved rounds x ${options.duration} s (medians), ${options.warmup} s warm-up per target` +
+      (results.source
+        ? ` · commit ${results.source.commit}${results.source.srcModified ? " (src/ modified)" : ""}`
+        : "") +
       (results.dist === "dist" ? "" : ` · latchkey build: \`${results.dist}\``),
     "",
-    "| target | what it runs | requests/s | p99 ms | vs bare | server CPU µs/request (vs bare) | server CPU | load-generator CPU |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| target | what it runs | requests/s | p99 ms | vs bare | server CPU µs/request (vs bare) | server CPU | load-generator CPU | other processes (cores) |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows,
     "",
     `**latchkey / bare = ${fixed(headline.ratio, 2)}** of requests/s (per round: ${headline.perRound.map((r) => fixed(r, 2)).join(", ")}); ` +

@@ -18,6 +18,7 @@ export function summarize(rounds) {
     serverCpuUsPerRequest: of("serverCpuUsPerRequest"),
     serverCpuUtilization: of("serverCpuUtilization"),
     loadGeneratorCpuUtilization: of("loadGeneratorCpuUtilization"),
+    otherCpuCores: of("otherCpuCores"),
     bytesPerResponse: of("bytesPerResponse"),
   };
 }
