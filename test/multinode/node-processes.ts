@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { MAIN } from "../helpers/processes.js";
+import { freePort } from "../helpers/redis-server.js";
+
+/** One `node dist/main.js` server process, as an operator would run it behind a load balancer. */
+export interface NodeProcess {
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  /** Everything the node wrote: its warn-level JSON log (stdout) and first-start notice (stderr). */
+  output(): string;
+  /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
+  stop(): Promise<void>;
+}
+
+/** The parent's environment without any LATCHKEY_ setting, so that only `env` configures the node. */
+function cleanEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LATCHKEY_")));
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`node exited early (${child.exitCode}): ${output()}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`node did not become healthy: ${output()}`);
+}
+
+/** Starts one node on a free port with `env` and resolves once /healthz answers. */
+export async function startNode(env: Record<string, string>): Promise<NodeProcess> {
+  if (!existsSync(MAIN)) throw new Error("dist/ is missing: run `npm run build` first (`npm test` does).");
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...cleanEnvironment(), PORT: String(port), HOST: "127.0.0.1", LATCHKEY_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const node: NodeProcess = {
+    baseUrl,
+    output: () => output,
+    async stop() {
+      process.off("exit", killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  try {
+    await waitForHealth(baseUrl, child, node.output);
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
+  return node;
+}
