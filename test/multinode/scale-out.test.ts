@@ -78,7 +78,9 @@ describeWithServices(["postgres", "redisServer"], "three latchkey nodes, one tru
   // A failure here is hard to reproduce: show what the nodes logged.
   afterEach((context) => {
     if (context.task.result?.state !== "fail") return;
-    nodes.forEach((n, i) => console.error(`--- node ${i + 1} output (tail) ---\n${n.output().slice(-4000)}`));
+    for (const [i, n] of nodes.entries()) {
+      console.error(`--- node ${i + 1} output (tail) ---\n${n.output().slice(-4000)}`);
+    }
   });
 
   afterAll(async () => {
