@@ -196,6 +196,21 @@ describe("409 key_quota_exceeded", () => {
     expect(stillRefused.statusCode).toBe(409);
   });
 
+  test("an operator's key quota override is the limit, and the message names it", async () => {
+    const testApp = await buildTestApp();
+    const owner = await testApp.createOrganization();
+    await testApp.services.store.setMaxKeys(owner.orgId, 3);
+    await seedKeys(testApp, owner, 2);
+    const refused = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: owner.headers,
+      payload: { permissions: [] },
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toContain("3");
+  });
+
   test("the quota is per organization", async () => {
     const testApp = await buildTestApp();
     const full = await testApp.createOrganization("full");

@@ -49,6 +49,14 @@ describe("order and page size", () => {
     expect(listed).toEqual([...listed].sort().reverse());
   });
 
+  test("a page that holds exactly the last keys has next_page_start null", async () => {
+    const { testApp, owner } = await ownerApp();
+    await seedKeys(testApp, owner, 9);
+    const response = await list(testApp, owner);
+    expect(response.json().data).toHaveLength(10);
+    expect(response.json().pagination.next_page_start).toBeNull();
+  });
+
   test.each([1, 7, 100])("count=%i returns at most that many keys", async (count) => {
     const { testApp, owner } = await ownerApp();
     await seedKeys(testApp, owner, 11);
