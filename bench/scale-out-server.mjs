@@ -1,0 +1,64 @@
+// latchkey as one node of a scaled-out deployment: buildApp over PostgreSQL (a fresh schema, dropped
+// on exit) and the Redis limiter, logging at "warn", with one organization, its owner key and the key
+// the benchmark reads. Prints the ready line of bench/servers/ready.mjs. Environment: BENCH_DIST,
+// SCALE_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test), SCALE_REDIS_URL (default
+// redis://127.0.0.1:6379).
+import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+import { printReady, stopOnSignal } from "./servers/ready.mjs";
+
+const dist = resolve(process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname);
+const load = (module) => import(pathToFileURL(join(dist, module)).href);
+const { buildApp } = await load("app.js");
+const { loadConfig } = await load("config.js");
+const { createOrganizationWithOwner } = await load("services/organizations.js");
+
+const postgresUrl = process.env.SCALE_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const redisUrl = process.env.SCALE_REDIS_URL ?? "redis://127.0.0.1:6379";
+const run = randomBytes(6).toString("hex");
+const schema = `lk_bench_${run}`;
+
+async function admin(statement) {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+await admin(`create schema ${schema}`);
+const databaseUrl = new URL(postgresUrl);
+databaseUrl.searchParams.set("options", `-c search_path=${schema}`);
+const config = loadConfig({
+  LATCHKEY_DATABASE_URL: databaseUrl.toString(),
+  LATCHKEY_REDIS_URL: redisUrl,
+  LATCHKEY_REDIS_PREFIX: `lk-bench-${run}`,
+  LATCHKEY_LOG_LEVEL: "warn",
+  LATCHKEY_BOOTSTRAP: "off",
+  HOST: "127.0.0.1",
+  PORT: "0",
+});
+const { app, services } = await buildApp({ config });
+if (!services.limiter.healthy)
+  throw new Error(`Redis at ${redisUrl} does not answer: refusing to bench the fallback`);
+
+const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
+const { key: target } = await services.keys.create(owner, {
+  name: "bench target",
+  description: "The key the benchmark reads back, with a few permissions.",
+  permissions: ["images:create", "images:read", "templates:read", "api_keys:read"],
+});
+// Raised so the limiter admits every request: the benchmark measures the admitted path, not 429s.
+await services.store.setQuota(organization.id, "api-key:read", 1e9);
+
+const authorization = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64")}`;
+await app.listen({ host: "127.0.0.1", port: 0 });
+stopOnSignal(async () => {
+  await app.close();
+  await admin(`drop schema if exists ${schema} cascade`);
+});
+printReady(app, { "latchkey-pg-redis": { path: `/v1/api-keys/${target.id}`, headers: { authorization } } });
