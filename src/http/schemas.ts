@@ -1,4 +1,5 @@
 import { type Static, Type } from "typebox";
+import { ERROR_STATUS } from "../domain/errors.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../domain/key-configuration.js";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 
@@ -6,6 +7,14 @@ import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
  * The wire shapes, defined once: Fastify validates with them, TypeScript infers from them, and
  * @fastify/swagger publishes them as the OpenAPI document.
  */
+/**
+ * A string of at most `maxLength` characters, or null. Written as `type: ["string", "null"]` rather than
+ * `anyOf`, so that an over-long value gets one clear error instead of one per branch.
+ */
+function NullableString(maxLength: number, description: string) {
+  return Type.Unsafe<string | null>({ type: ["string", "null"], maxLength, description });
+}
+
 const PermissionName = Type.String({
   description: "A permission name from the catalogue.",
   examples: ["api_keys:read"],
@@ -14,15 +23,13 @@ const PermissionName = Type.String({
 export const KeyConfigurationBody = Type.Object(
   {
     name: Type.Optional(
-      Type.Union([Type.String({ maxLength: MAX_NAME_LENGTH }), Type.Null()], {
-        description:
-          "Display name. Omitted, null or blank: `Key created YYYY-MM-DD HH:mm:ss` (UTC creation time).",
-      }),
+      NullableString(
+        MAX_NAME_LENGTH,
+        "Display name. Omitted, null or blank: `Key created YYYY-MM-DD HH:mm:ss` (UTC creation time).",
+      ),
     ),
     description: Type.Optional(
-      Type.Union([Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }), Type.Null()], {
-        description: "Purpose of the key. Omitted, null or blank: cleared.",
-      }),
+      NullableString(MAX_DESCRIPTION_LENGTH, "Purpose of the key. Omitted, null or blank: cleared."),
     ),
     disabled: Type.Optional(Type.Boolean({ description: "`true` disables the key. Default `false`." })),
     permissions: Type.Array(PermissionName, {
@@ -84,3 +91,19 @@ export const KeyList = Type.Object({
 
 /** The empty answer of a disable: documented as 204 so that generated clients expect no body. */
 export const NoContent = Type.Null({ description: "The key is disabled (or already was). No body." });
+
+/** The one error body (DESIGN.md section 4); `validation_errors` only on input errors. */
+export const ErrorBody = Type.Object({
+  statusCode: Type.Integer(),
+  error: Type.String({ description: "The HTTP status phrase." }),
+  message: Type.String(),
+  code: Type.String({ enum: Object.keys(ERROR_STATUS) }),
+  validation_errors: Type.Optional(
+    Type.Array(Type.Object({ path: Type.String({ description: "JSON pointer" }), message: Type.String() })),
+  ),
+});
+
+/** Documents the error statuses a route can answer with, all in the one error shape. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
+}

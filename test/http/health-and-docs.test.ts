@@ -43,8 +43,13 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
     ["all_future_permissions", "description", "disabled", "name", "permissions"].sort(),
   );
   // Each operation documents the status it answers with.
-  expect(Object.keys(document.paths["/v1/api-keys/{id}"].delete.responses)).toEqual(["204"]);
-  expect(Object.keys(create.responses)).toEqual(["200"]);
+  expect(Object.keys(document.paths["/v1/api-keys/{id}"].delete.responses)).toEqual(
+    expect.arrayContaining(["204", "401", "403", "404", "429"]),
+  );
+  expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "400", "409", "415", "429"]));
+  expect(create.responses["409"].content["application/json"].schema.properties.code.enum).toContain(
+    "key_quota_exceeded",
+  );
   // Health endpoints and the 405 catch-alls are not part of the published interface.
   expect(Object.keys(document.paths)).not.toContain("/healthz");
   expect(document.paths["/v1/api-keys"].put).toBeUndefined();

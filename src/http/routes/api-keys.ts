@@ -8,6 +8,7 @@ import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import {
   CreatedKeyRecord,
+  errorResponses,
   KeyConfigurationBody,
   KeyIdParams,
   KeyList,
@@ -36,7 +37,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         tags,
         security,
         body: KeyConfigurationBody,
-        response: { 200: CreatedKeyRecord },
+        response: { 200: CreatedKeyRecord, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       },
     },
     async (request) => {
@@ -54,7 +55,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         tags,
         security,
         querystring: ListKeysQuery,
-        response: { 200: KeyList },
+        response: { 200: KeyList, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request) => {
@@ -78,7 +79,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         tags,
         security,
         params: KeyIdParams,
-        response: { 200: KeyRecord },
+        response: { 200: KeyRecord, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request) => toKeyResponse(await keys.get(callerOf(request), request.params.id)),
@@ -94,7 +95,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         security,
         params: KeyIdParams,
         body: KeyConfigurationBody,
-        response: { 200: KeyRecord },
+        response: { 200: KeyRecord, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
     async (request) => toKeyResponse(await keys.update(callerOf(request), request.params.id, request.body)),
@@ -109,7 +110,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         tags,
         security,
         params: KeyIdParams,
-        response: { 204: NoContent },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
