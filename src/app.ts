@@ -5,6 +5,7 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { registerErrorHandling } from "./http/error-handler.js";
+import { registerJsonBodyParser } from "./http/json-body-parser.js";
 import { registerManagementGuard } from "./http/management-guard.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
@@ -95,7 +96,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   });
   const services = await createServices(config, clock, app.log);
   app.setValidatorCompiler(validatorCompiler);
-  app.removeContentTypeParser("text/plain");
+  registerJsonBodyParser(app);
   app.addHook("onSend", async (request, reply) => {
     reply.header("X-Request-Id", request.id);
   });
