@@ -6,7 +6,7 @@ const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: "127.0.0.1" }),
   LATCHKEY_DATABASE_URL: Type.String({ default: "sqlite:./data/latchkey.db" }),
-  LATCHKEY_REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://" })),
   LATCHKEY_REDIS_PREFIX: Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$", default: "latchkey" }),
   LATCHKEY_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
