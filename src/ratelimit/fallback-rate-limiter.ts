@@ -12,6 +12,7 @@ export interface FallbackRateLimiterOptions {
   primary: CheckableRateLimiter;
   /** This node's own limiter, used while the primary is unreachable. */
   fallback: RateLimiter;
+  /** Told once when the node falls back and once when it returns. */
   log: LimiterLog;
   /** How often the primary is pinged, to notice an outage without traffic and its end. */
   checkIntervalMs?: number;

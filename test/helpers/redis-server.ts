@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 export interface ThrowawayRedis {
   /** redis://127.0.0.1:<port> */
   url: string;
+  /** The port it listens on, the same after a restart. */
   port: number;
   /** Kills the server (as a crash would); the port stays reserved for `start`. */
   stop(): Promise<void>;
