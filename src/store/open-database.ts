@@ -25,6 +25,10 @@ function openPostgres(url: string): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // A hung or unreachable PostgreSQL must fail requests within seconds, not hold them forever.
+    connectionTimeoutMillis: 3_000,
+    statement_timeout: 5_000,
+    query_timeout: 6_000,
     // Epoch milliseconds live in bigint columns; they fit a JavaScript number exactly.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
