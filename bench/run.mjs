@@ -45,7 +45,7 @@ const profileArgs = (name) => {
 // Every loop here is bounded by count (rounds, targets) and by time (autocannon's duration and request
 // cap); this watchdog bounds the whole run in case a server hangs.
 const servers = [];
-const targetCount = (options.breakdown ? 6 : 2) + options.compare.length;
+const targetCount = (options.breakdown ? 6 : 2) + options.compare.length + (options.spinUs ? 1 : 0);
 const budgetSeconds = 60 + 2 * targetCount * (options.warmup + options.rounds * (options.duration + 1));
 const watchdog = setTimeout(() => {
   log(`run exceeded its ${Math.round(budgetSeconds)} s budget; stopping`);
@@ -55,7 +55,10 @@ const watchdog = setTimeout(() => {
 
 try {
   if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
-  const bareServer = await startServer(join(here, "servers", "bare.mjs"), { nodeArgs: profileArgs("bare") });
+  const bareServer = await startServer(join(here, "servers", "bare.mjs"), {
+    nodeArgs: profileArgs("bare"),
+    env: { BENCH_SPIN_US: String(options.spinUs) },
+  });
   servers.push(bareServer);
   const latchkeyServer = await startServer(join(here, "servers", "latchkey.mjs"), {
     nodeArgs: profileArgs("latchkey"),
@@ -130,7 +133,7 @@ try {
       targets.map((entry) => [
         entry.name,
         {
-          description: entry.description ?? DESCRIPTIONS[entry.name] ?? entry.name,
+          description: entry.description ?? describe(entry.name),
           path: entry.target.path.replace(/key_[0-9A-Za-z]+/, "{id}"),
           ...entry.probe,
           median: summarize(entry.rounds),
@@ -145,6 +148,7 @@ try {
   if (!options.dryRun) {
     writeFileSync(join(here, "results", "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
     if (!updateReadme(join(here, "README.md"), results)) log("README.md has no results markers; not updated");
+    formatLikeTheRepository([join(here, "results", "latest.json"), join(here, "README.md")]);
     log("wrote bench/results/latest.json and bench/README.md");
   }
   for (const { name, file } of profiles) {
@@ -176,6 +180,23 @@ function sourceVersion() {
   } catch {
     return null;
   }
+}
+
+/** Runs the repository's formatter over the files just written, so `npm run lint` stays clean. */
+function formatLikeTheRepository(paths) {
+  const biome = join(repo, "node_modules", ".bin", "biome");
+  if (!existsSync(biome)) return;
+  try {
+    execFileSync(biome, ["format", "--write", ...paths], { cwd: repo, stdio: "ignore" });
+  } catch {
+    log("could not format the written files; run `npx biome check --write bench`");
+  }
+}
+
+function describe(name) {
+  const spin = /^bare\+spin(\d+(?:\.\d+)?)us$/.exec(name);
+  if (spin) return `control: the bare route plus ${spin[1]} µs of busy CPU work per request`;
+  return DESCRIPTIONS[name] ?? name;
 }
 
 function commandLine() {
