@@ -45,7 +45,7 @@ const profileArgs = (name) => {
 // Every loop here is bounded by count (rounds, targets) and by time (autocannon's duration and request
 // cap); this watchdog bounds the whole run in case a server hangs.
 const servers = [];
-const targetCount = (options.breakdown ? 6 : 2) + options.compare.length + (options.spinUs ? 1 : 0);
+const targetCount = (options.breakdown ? 6 : 2) + options.compare.length + options.spinUs.length;
 const budgetSeconds = 60 + 2 * targetCount * (options.warmup + options.rounds * (options.duration + 1));
 const watchdog = setTimeout(() => {
   log(`run exceeded its ${Math.round(budgetSeconds)} s budget; stopping`);
@@ -57,7 +57,7 @@ try {
   if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
   const bareServer = await startServer(join(here, "servers", "bare.mjs"), {
     nodeArgs: profileArgs("bare"),
-    env: { BENCH_SPIN_US: String(options.spinUs) },
+    env: { BENCH_SPIN_US: options.spinUs.join(",") },
   });
   servers.push(bareServer);
   const latchkeyServer = await startServer(join(here, "servers", "latchkey.mjs"), {
@@ -143,6 +143,10 @@ try {
     ),
   };
   results.headline.medianOfPerRound = median(results.headline.perRound);
+  // Bare's CPU per request over latchkey's: what the requests/s ratio tends to when the server is the
+  // bottleneck; it moves much less with other load on the machine than the requests/s ratio does.
+  results.headline.cpuCostRatio =
+    results.targets.bare.median.serverCpuUsPerRequest / results.targets.latchkey.median.serverCpuUsPerRequest;
   process.stdout.write(`${renderResults(results)}\n`);
 
   if (!options.dryRun) {

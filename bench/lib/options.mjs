@@ -9,7 +9,7 @@ const USAGE = `node bench/run.mjs [options]   (run \`npm run build\` first)
   --breakdown        also measure latchkey routes that each run part of the hot path
   --cpu-prof         profile both servers (node --cpu-prof) into bench/results/profiles/
   --dist <dir>       latchkey build to import instead of ./dist (e.g. a scratch copy)
-  --spin <µs>        also measure the bare route plus that much busy CPU work (a control)
+  --spin <µs>        also measure the bare route plus that much busy CPU work (a control; repeatable)
   --compare <dir>    also measure another latchkey build as target latchkey@<name> (repeatable)
   --dry-run          print results only; leave latest.json and README.md untouched
   --help`;
@@ -34,7 +34,7 @@ export function readOptions(argv = process.argv.slice(2), env = process.env) {
       "cpu-prof": { type: "boolean", default: false },
       dist: { type: "string" },
       compare: { type: "string", multiple: true, default: [] },
-      spin: { type: "string" },
+      spin: { type: "string", multiple: true, default: [] },
       "dry-run": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -53,7 +53,7 @@ export function readOptions(argv = process.argv.slice(2), env = process.env) {
     cpuProf: values["cpu-prof"],
     dist: values.dist ?? env.BENCH_DIST,
     compare: values.compare,
-    spinUs: values.spin === undefined ? 0 : positiveNumber("--spin", values.spin, 0),
+    spinUs: values.spin.map((us) => positiveNumber("--spin", us, 0)),
     dryRun: values["dry-run"],
   };
 }

@@ -59,7 +59,8 @@ export function renderResults(results) {
     markdownTable(header, [false, false, true, true, true, true, true, true, true], rows),
     "",
     `**latchkey / bare = ${fixed(headline.ratio, 2)}** of requests/s (per round: ${headline.perRound.map((r) => fixed(r, 2)).join(", ")}); ` +
-      `goal >= ${headline.goal.toFixed(2)}: **${verdict}**.`,
+      `goal >= ${headline.goal.toFixed(2)}: **${verdict}**. ` +
+      `Server CPU per request, bare / latchkey = ${fixed(headline.cpuCostRatio ?? null, 2)}.`,
     END,
   ].join("\n");
 }

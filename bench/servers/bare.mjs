@@ -19,18 +19,21 @@ const app = Fastify({ logger: false });
 app.get("/v1/api-keys/:id", async () => document);
 const targets = { bare: { path: `/v1/api-keys/${document.id}`, headers: {} } };
 
-// A control (BENCH_SPIN_US, run.mjs --spin): the same route plus that many µs of pure CPU work, to
-// tell the cost of the work itself from what any slower server pays the kernel per response.
-const spinUs = Number(process.env.BENCH_SPIN_US ?? 0);
-if (spinUs > 0) {
-  app.get("/spin/:id", async () => {
+// Controls (BENCH_SPIN_US="5,20", run.mjs --spin): the same route plus that many µs of pure CPU work
+// per request, to show what ratio a given amount of extra work allows on this machine.
+const spins = (process.env.BENCH_SPIN_US ?? "")
+  .split(",")
+  .map(Number)
+  .filter((us) => us > 0);
+for (const spinUs of spins) {
+  app.get(`/spin/${spinUs}/:id`, async () => {
     const end = performance.now() + spinUs / 1000;
     while (performance.now() < end) {
       // busy: the point is to use the CPU
     }
     return document;
   });
-  targets[`bare+spin${spinUs}us`] = { path: `/spin/${document.id}`, headers: {} };
+  targets[`bare+spin${spinUs}us`] = { path: `/spin/${spinUs}/${document.id}`, headers: {} };
 }
 
 await app.listen({ host: "127.0.0.1", port: 0 });
