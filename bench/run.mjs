@@ -102,7 +102,7 @@ try {
       entry.rounds.push(figures);
       log(
         `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, ` +
-          `p99 ${figures.p99Ms} ms, server ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request, ` +
+          `p99 ${figures.p99Ms?.toFixed(2)} ms, server ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request, ` +
           `other processes ${figures.otherCpuCores?.toFixed(2)} cores`,
       );
     }

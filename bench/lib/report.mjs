@@ -27,7 +27,7 @@ export function renderResults(results) {
       `\`${name}\``,
       description,
       thousands(median.requestsPerSecond),
-      fixed(median.p99Ms),
+      fixed(median.p99Ms, 2),
       fixed(speed, 2),
       `${fixed(median.serverCpuUsPerRequest)} (${fixed(cost, 1)}x)`,
       percent(median.serverCpuUtilization),
@@ -60,7 +60,8 @@ export function renderResults(results) {
     "",
     `**latchkey / bare = ${fixed(headline.ratio, 2)}** of requests/s (per round: ${headline.perRound.map((r) => fixed(r, 2)).join(", ")}); ` +
       `goal >= ${headline.goal.toFixed(2)}: **${verdict}**. ` +
-      `Server CPU per request, bare / latchkey = ${fixed(headline.cpuCostRatio ?? null, 2)}.`,
+      `Server CPU per request, bare / latchkey = ${fixed(headline.cpuCostRatio ?? null, 2)}; ` +
+      `p99 latency ${fixed(targets.latchkey.median.p99Ms, 2)} ms against ${fixed(bare.p99Ms, 2)} ms.`,
     END,
   ].join("\n");
 }
