@@ -97,8 +97,10 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   const services = await createServices(config, clock, app.log);
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodyParser(app);
-  app.addHook("onSend", async (request, reply) => {
+  // Synchronous onSend hooks: every response passes through them, and an async hook costs a promise.
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("X-Request-Id", request.id);
+    done(null, payload);
   });
   app.addHook("onClose", async () => {
     await services.limiter.close();

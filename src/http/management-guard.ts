@@ -64,8 +64,9 @@ export function registerManagementGuard(app: FastifyInstance, options: Managemen
     request.caller = caller;
   });
 
-  app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
     if (request.rateLimitDecision) reply.headers(rateLimitHeaders(request.rateLimitDecision));
+    done(null, payload);
   });
 }
 

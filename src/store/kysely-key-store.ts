@@ -1,8 +1,8 @@
-import { type Kysely, sql } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
 import type { KeyStore, OrganizationLimits } from "./key-store.js";
-import type { Database } from "./schema.js";
+import type { ApiKeysTable, Database } from "./schema.js";
 
 export interface KyselyKeyStoreOptions {
   /** The connected database; the store closes it on `close()`. */
@@ -16,6 +16,20 @@ export interface KyselyKeyStoreOptions {
 
 /** The KeyStore over Kysely: the same queries run on SQLite and PostgreSQL. */
 export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): KeyStore {
+  // The reads every authenticated request makes are compiled once, per dialect; a call only binds its
+  // values. Building and compiling the query tree each time cost as much as running it.
+  const keyByApiId = db.selectFrom("api_keys").selectAll().where("api_id", "=", "").compile().sql;
+  const keyByIdInOrg = db
+    .selectFrom("api_keys")
+    .selectAll()
+    .where("id", "=", "")
+    .where("org_id", "=", "")
+    .compile().sql;
+  async function selectKey(query: string, parameters: string[]) {
+    const { rows } = await db.executeQuery<ApiKeysTable>(CompiledQuery.raw(query, parameters));
+    return rows[0] && rowToRecord(rows[0]);
+  }
+
   return {
     async createOrganization(org) {
       await db
@@ -94,20 +108,9 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
       });
     },
 
-    async findKeyByApiId(apiId) {
-      const row = await db.selectFrom("api_keys").selectAll().where("api_id", "=", apiId).executeTakeFirst();
-      return row && rowToRecord(row);
-    },
+    findKeyByApiId: (apiId) => selectKey(keyByApiId, [apiId]),
 
-    async findKey(orgId, id) {
-      const row = await db
-        .selectFrom("api_keys")
-        .selectAll()
-        .where("id", "=", id)
-        .where("org_id", "=", orgId)
-        .executeTakeFirst();
-      return row && rowToRecord(row);
-    },
+    findKey: (orgId, id) => selectKey(keyByIdInOrg, [id, orgId]),
 
     async listKeys(orgId, query) {
       let select = db.selectFrom("api_keys").selectAll().where("org_id", "=", orgId);

@@ -7,6 +7,7 @@ import type { KeyStore } from "./key-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
+import { withStatementCache } from "./sqlite-statement-cache.js";
 
 const INT8_OID = 20;
 
@@ -18,7 +19,7 @@ function openSqlite(path: string): Kysely<Database> {
   database.pragma("busy_timeout = 5000");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
 function openPostgres(url: string): Kysely<Database> {

@@ -24,8 +24,9 @@ const tags = ["API keys"];
 export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeyService }): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  routes.addHook("onSend", async (_request, reply) => {
+  routes.addHook("onSend", (_request, reply, payload, done) => {
     reply.header("Cache-Control", "no-store");
+    done(null, payload);
   });
 
   routes.post(
