@@ -40,6 +40,9 @@ function describeIssue(issue: AjvIssue, part: string | undefined): ValidationIss
       message: "is required",
     };
   }
+  if (issue.keyword === "type" && issue.instancePath === "" && part === "body") {
+    return { path: "/", message: "must be a JSON object: this request needs a body" };
+  }
   if (issue.keyword === "type" && Array.isArray(params.type)) {
     return { path: `${prefix}${issue.instancePath}` || "/", message: `must be ${params.type.join(" or ")}` };
   }
