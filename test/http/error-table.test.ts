@@ -59,6 +59,14 @@ describe("400 invalid_request", () => {
     expect(response.json().code).toBe("invalid_request");
   });
 
+  test("a create without a body is 400 saying a body is needed", async () => {
+    const { app, createOrganization } = await buildTestApp();
+    const owner = await createOrganization();
+    const response = await app.inject({ method: "POST", url: "/v1/api-keys", headers: owner.headers });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toContain("needs a body");
+  });
+
   test("a bad query is 400 naming the parameter", async () => {
     const { app, createOrganization } = await buildTestApp();
     const owner = await createOrganization();
