@@ -31,6 +31,8 @@ const dist = resolve(options.dist ?? join(repo, "dist"));
 if (!existsSync(join(dist, "app.js"))) {
   throw new Error(`${join(dist, "app.js")} is missing: run \`npm run build\` first.`);
 }
+// Read before the run: others may commit while it lasts.
+const source = sourceVersion();
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 const profileDir = join(here, "results", "profiles");
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -115,7 +117,7 @@ try {
     date: new Date().toISOString(),
     command: commandLine(),
     dist: relative(repo, dist) || ".",
-    source: sourceVersion(),
+    source,
     machine: {
       node: process.version,
       platform: `${platform()} ${process.arch}`,
