@@ -70,11 +70,12 @@ const serialize = fastJson(KeyRecord);
 const record = toKeyResponse(owner);
 
 const cases = {
-  "kysely findKeyByApiId (store, as today)": () => store.findKeyByApiId(owner.apiId),
-  "kysely findKey (store, as today)": () => store.findKey(owner.orgId, owner.id),
-  "kysely select by api_id (no store, no rowToRecord)": () => selectByApiId(kysely),
+  "store.findKeyByApiId (the build in dist/)": () => store.findKeyByApiId(owner.apiId),
+  "store.findKey (the build in dist/)": () => store.findKey(owner.orgId, owner.id),
+  "kysely select by api_id, built and compiled per call": () => selectByApiId(kysely),
   "kysely select by api_id, statement cache": () => selectByApiId(kyselyCached),
   "better-sqlite3 prepare + all per call (Kysely's driver)": () => raw.prepare(byApiIdSql).all([owner.apiId]),
+  "better-sqlite3 prepared statement .all (as Kysely's driver runs it)": () => byApiId.all([owner.apiId]),
   "better-sqlite3 prepared statement .get": () => byApiId.get(owner.apiId),
   "better-sqlite3 prepared .get + rowToRecord": () => rowToRecord(byApiId.get(owner.apiId)),
   "better-sqlite3 prepared .get by id + org": () => byId.get(owner.id, owner.orgId),
