@@ -5,7 +5,7 @@ import type { CreatedKey, KeyRecord } from "../client/index.js";
  * can neither break the table nor send escape sequences to the terminal.
  */
 export function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point.
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
     return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
   });

@@ -9,8 +9,7 @@ export type ManagementDecision = {
   quota: number;
   windowSeconds: number;
 } & (
-  | { type: "allow"; remaining: number; resetSeconds: number }
-  | { type: "deny"; retryAfterSeconds: number }
+  { type: "allow"; remaining: number; resetSeconds: number } | { type: "deny"; retryAfterSeconds: number }
 );
 
 /** The one entry point REST and MCP share: count a request of an organization against a group. */
