@@ -154,7 +154,7 @@ try {
   if (!options.dryRun) {
     writeFileSync(join(here, "results", "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
     if (!updateReadme(join(here, "README.md"), results)) log("README.md has no results markers; not updated");
-    formatLikeTheRepository([join(here, "results", "latest.json"), join(here, "README.md")]);
+    formatLikeTheRepository([join(here, "README.md")]);
     log("wrote bench/results/latest.json and bench/README.md");
   }
   for (const { name, file } of profiles) {
@@ -188,14 +188,14 @@ function sourceVersion() {
   }
 }
 
-/** Runs the repository's formatter over the files just written, so `npm run lint` stays clean. */
+/** Runs the repository's formatter (prettier) over the files just written, so `npm run lint` stays clean. */
 function formatLikeTheRepository(paths) {
-  const biome = join(repo, "node_modules", ".bin", "biome");
-  if (!existsSync(biome)) return;
+  const prettier = join(repo, "node_modules", ".bin", "prettier");
+  if (!existsSync(prettier)) return;
   try {
-    execFileSync(biome, ["format", "--write", ...paths], { cwd: repo, stdio: "ignore" });
+    execFileSync(prettier, ["--write", "--log-level", "warn", ...paths], { cwd: repo, stdio: "ignore" });
   } catch {
-    log("could not format the written files; run `npx biome check --write bench`");
+    log("could not format the written files; run `npx prettier --write bench/README.md`");
   }
 }
 

@@ -8,7 +8,7 @@ const fixed = (value, digits = 0) => (value === null ? "n/a" : value.toFixed(dig
 const percent = (value) => (value === null ? "n/a" : `${Math.round(value * 100)}%`);
 const thousands = (value) => (value === null ? "n/a" : Math.round(value).toLocaleString("en-US"));
 
-/** A Markdown table padded as the repository's formatter (biome) writes it, so `npm run lint` stays clean. */
+/** A Markdown table with padded columns, readable as plain text (run.mjs then runs the formatter). */
 export function markdownTable(header, alignRight, rows) {
   const widths = header.map((cell, i) => Math.max(3, cell.length, ...rows.map((row) => row[i].length)));
   const pad = (cell, i) => (alignRight[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i]));
