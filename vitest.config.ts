@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Multi-process and service-backed suites share PostgreSQL and Redis: run files one at a time there.
+    // Files run in parallel: each one isolates its state (its own SQLite, PostgreSQL schema, Redis prefix
+    // or redis-server), so they never share rows or keys.
     fileParallelism: true,
     testTimeout: 30_000,
     hookTimeout: 30_000,
