@@ -47,9 +47,16 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `node dist/main.js` on a free port and waits until `/healthz` answers. */
-export async function startServer(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+/**
+ * Starts the server on `port` and waits until `/healthz` answers: `node dist/main.js` (as `npm start`
+ * does) or, given `args`, the CLI (`node dist/cli/bin.js serve ...`).
+ */
+export async function startServer(
+  env: Record<string, string>,
+  port: number,
+  args?: string[],
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args ? [CLI, ...args] : [MAIN], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LATCHKEY_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
-import { startServer, tempDir } from "../helpers/processes.js";
+import { latchkey, startServer, tempDir } from "../helpers/processes.js";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -51,6 +51,21 @@ test("LATCHKEY_BOOTSTRAP=off creates no organization", async () => {
   };
   const server = await startServer(env, await freePort());
   expect(server.stderr()).not.toContain("api_key:");
+  server.child.kill("SIGTERM");
+  expect(await server.exited).toBe(0);
+});
+
+test("latchkey serve --port listens on the given port, over an already migrated database", async () => {
+  const env = {
+    LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
+    LATCHKEY_BOOTSTRAP: "off",
+  };
+  const { stdout } = await latchkey(["migrate"], env);
+  expect(stdout).toContain("up to date");
+  const port = await freePort();
+  // PORT points elsewhere: the flag must win.
+  const server = await startServer({ ...env, PORT: "1" }, port, ["serve", "--port", String(port)]);
+  expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
   server.child.kill("SIGTERM");
   expect(await server.exited).toBe(0);
 });
