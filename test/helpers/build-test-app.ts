@@ -89,3 +89,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   };
 }
+
+/** The most common setup: a fresh app and the owner key of one organization in it. */
+export async function buildAppWithOwner(options: TestAppOptions = {}): Promise<TestApp & { owner: TestKey }> {
+  const testApp = await buildTestApp(options);
+  return { ...testApp, owner: await testApp.createOrganization() };
+}

@@ -1,9 +1,8 @@
 import { expect, test } from "vitest";
-import { buildTestApp } from "../helpers/build-test-app.js";
+import { buildAppWithOwner } from "../helpers/build-test-app.js";
 
 test("an owner key creates a key and reads it back without its secret", async () => {
-  const { app, createOrganization } = await buildTestApp();
-  const owner = await createOrganization();
+  const { app, owner } = await buildAppWithOwner();
   const created = await app.inject({
     method: "POST",
     url: "/v1/api-keys",
