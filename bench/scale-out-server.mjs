@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { printReady, stopOnSignal } from "./servers/ready.mjs";
+import { printReady, seedBenchOrganization, stopOnSignal } from "./servers/ready.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname);
 const load = (module) => import(pathToFileURL(join(dist, module)).href);
@@ -46,16 +46,7 @@ const { app, services } = await buildApp({ config });
 if (!services.limiter.healthy)
   throw new Error(`Redis at ${redisUrl} does not answer: refusing to bench the fallback`);
 
-const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
-const { key: target } = await services.keys.create(owner, {
-  name: "bench target",
-  description: "The key the benchmark reads back, with a few permissions.",
-  permissions: ["images:create", "images:read", "templates:read", "api_keys:read"],
-});
-// Raised so the limiter admits every request: the benchmark measures the admitted path, not 429s.
-await services.store.setQuota(organization.id, "api-key:read", 1e9);
-
-const authorization = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64")}`;
+const { target, authorization } = await seedBenchOrganization(services, createOrganizationWithOwner);
 await app.listen({ host: "127.0.0.1", port: 0 });
 stopOnSignal(async () => {
   await app.close();

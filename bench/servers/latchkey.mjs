@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { printReady, stopOnSignal } from "./ready.mjs";
+import { printReady, seedBenchOrganization, stopOnSignal } from "./ready.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
 const load = (module) => import(pathToFileURL(join(dist, module)).href);
@@ -25,16 +25,7 @@ const config = loadConfig({
 });
 const { app, services } = await buildApp({ config });
 
-const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
-const { key: target } = await services.keys.create(owner, {
-  name: "bench target",
-  description: "The key the benchmark reads back, with a few permissions.",
-  permissions: ["images:create", "images:read", "templates:read", "api_keys:read"],
-});
-// Raised so the limiter admits every request: the benchmark measures the admitted path, not 429s.
-await services.store.setQuota(organization.id, "api-key:read", 1e9);
-
-const authorization = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64")}`;
+const { target, authorization } = await seedBenchOrganization(services, createOrganizationWithOwner);
 const targets = { latchkey: { path: `/v1/api-keys/${target.id}`, headers: { authorization } } };
 if (process.env.BENCH_BREAKDOWN === "1") {
   Object.assign(targets, await addBreakdownRoutes(target, authorization));

@@ -21,3 +21,20 @@ export function stopOnSignal(close) {
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
 }
+
+/**
+ * The benchmark's organization: an owner key (the caller) and a target key with a few permissions
+ * (the record read back), with the read quota raised so that the limiter admits every request: the
+ * benchmark measures the admitted path, not 429s. Returns the target and the caller's Authorization.
+ */
+export async function seedBenchOrganization(services, createOrganizationWithOwner) {
+  const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
+  const { key: target } = await services.keys.create(owner, {
+    name: "bench target",
+    description: "The key the benchmark reads back, with a few permissions.",
+    permissions: ["images:create", "images:read", "templates:read", "api_keys:read"],
+  });
+  await services.store.setQuota(organization.id, "api-key:read", 1e9);
+  const authorization = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64")}`;
+  return { target, authorization };
+}
