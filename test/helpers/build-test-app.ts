@@ -91,7 +91,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 }
 
 /** The most common setup: a fresh app and the owner key of one organization in it. */
-export async function buildAppWithOwner(options: TestAppOptions = {}): Promise<TestApp & { owner: TestKey }> {
+export async function ownerApp(
+  options: TestAppOptions = {},
+): Promise<{ testApp: TestApp; app: FastifyInstance; owner: TestKey }> {
   const testApp = await buildTestApp(options);
-  return { ...testApp, owner: await testApp.createOrganization() };
+  return { testApp, app: testApp.app, owner: await testApp.createOrganization() };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { buildAppWithOwner, buildTestApp } from "../helpers/build-test-app.js";
+import { ownerApp, buildTestApp } from "../helpers/build-test-app.js";
 import { rateLimitOf, seedDisable, seedKeys, UNKNOWN_KEY_ID } from "../helpers/http-keys.js";
 
 /** DESIGN.md section 4: every row of the error table, in the documented body shape. */
@@ -12,7 +12,7 @@ function expectErrorBody(body: Record<string, unknown>, statusCode: number, erro
 
 describe("400 invalid_request", () => {
   test("a bad body lists what is wrong with a JSON pointer to it", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method: "POST",
       url: "/v1/api-keys",
@@ -29,7 +29,7 @@ describe("400 invalid_request", () => {
   });
 
   test("a body that is not valid JSON is 400", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method: "POST",
       url: "/v1/api-keys",
@@ -45,7 +45,7 @@ describe("400 invalid_request", () => {
     ["a string", "hello"],
     ["null", null],
   ])("a body that is %s instead of an object is 400", async (_label, payload) => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method: "POST",
       url: "/v1/api-keys",
@@ -57,14 +57,14 @@ describe("400 invalid_request", () => {
   });
 
   test("a create without a body is 400 saying a body is needed", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({ method: "POST", url: "/v1/api-keys", headers: owner.headers });
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toContain("needs a body");
   });
 
   test("a bad query is 400 naming the parameter", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method: "GET",
       url: "/v1/api-keys?count=ten",
@@ -76,7 +76,7 @@ describe("400 invalid_request", () => {
   });
 
   test("an unknown query parameter is 400, not ignored", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({ method: "GET", url: "/v1/api-keys?limit=5", headers: owner.headers });
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toContain("limit");
@@ -87,7 +87,7 @@ describe("400 invalid_request", () => {
     ["POST", { permissions: [] }],
     ["DELETE", undefined],
   ] as const)("%s with an id that is not a key id (an api_id, say) is 400", async (method, payload) => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method,
       url: `/v1/api-keys/${owner.apiId}`,
@@ -100,7 +100,7 @@ describe("400 invalid_request", () => {
   });
 
   test("a page_start that this service did not issue is 400", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method: "GET",
       url: "/v1/api-keys?page_start=not-a-cursor",
@@ -118,7 +118,7 @@ describe("404 not_found", () => {
     ["POST", { permissions: [] }],
     ["DELETE", undefined],
   ] as const)("%s of an id that does not exist is 404 naming the id", async (method, payload) => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method,
       url: `/v1/api-keys/${UNKNOWN_KEY_ID}`,
@@ -227,7 +227,7 @@ describe("409 key_quota_exceeded", () => {
 
 describe("413 and 415", () => {
   test("a body over the size limit is 413 payload_too_large", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method: "POST",
       url: "/v1/api-keys",
@@ -244,7 +244,7 @@ describe("413 and 415", () => {
     ["application/x-www-form-urlencoded", "permissions=api_keys%3Aread"],
     ["application/xml", "<permissions/>"],
   ])("a %s body is 415 unsupported_media_type", async (contentType, payload) => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     for (const url of ["/v1/api-keys", `/v1/api-keys/${owner.id}`]) {
       const response = await app.inject({
         method: "POST",
@@ -259,7 +259,7 @@ describe("413 and 415", () => {
   });
 
   test("a JSON body with a charset parameter is accepted", async () => {
-    const { app, owner } = await buildAppWithOwner();
+    const { app, owner } = await ownerApp();
     const response = await app.inject({
       method: "POST",
       url: "/v1/api-keys",

@@ -1,13 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { PERMISSION_CATALOGUE } from "../../src/domain/permissions.js";
-import { buildTestApp, fakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { fakeClock, type TestApp, type TestKey, ownerApp } from "../helpers/build-test-app.js";
 
 /** The request fields of create and update (spec "Request fields", DESIGN.md section 3). */
-
-async function ownerApp(): Promise<{ testApp: TestApp; owner: TestKey }> {
-  const testApp = await buildTestApp({ clock: fakeClock(Date.parse("2026-11-22T10:00:00.000Z")) });
-  return { testApp, owner: await testApp.createOrganization() };
-}
 
 function create(testApp: TestApp, owner: TestKey, payload: unknown) {
   return testApp.app.inject({
@@ -34,7 +29,7 @@ describe("name", () => {
     ["empty", { name: "" }],
     ["white space", { name: " \t\n " }],
   ])("%s becomes 'Key created YYYY-MM-DD HH:mm:ss' from the UTC creation time", async (_label, fields) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     testApp.clock?.set(Date.parse("2027-01-02T03:04:05.678Z"));
     const response = await create(testApp, owner, { ...fields, permissions: [] });
     expect(response.statusCode).toBe(200);
@@ -43,7 +38,7 @@ describe("name", () => {
   });
 
   test("on update, a default name comes from the original creation time, not the update time", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     testApp.clock?.set(Date.parse("2027-01-02T03:04:05.000Z"));
     const created = (await create(testApp, owner, { name: "named", permissions: [] })).json();
     testApp.clock?.set(Date.parse("2027-03-04T05:06:07.000Z"));
@@ -58,7 +53,7 @@ describe("name", () => {
     ["ASCII", "n"],
     ["emoji (two UTF-16 units each)", "😀"],
   ])("of 255 %s characters is accepted and 256 is 400", async (_label, unit) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const ok = await create(testApp, owner, { name: unit.repeat(255), permissions: [] });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().name).toBe(unit.repeat(255));
@@ -81,7 +76,7 @@ describe("description", () => {
     ["null", { description: null }],
     ["blank", { description: "   " }],
   ])("%s clears it, on create and on update", async (_label, fields) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const created = await create(testApp, owner, { ...fields, permissions: [] });
     expect(created.json().description).toBeNull();
     const withText = await create(testApp, owner, { description: "nightly export", permissions: [] });
@@ -95,7 +90,7 @@ describe("description", () => {
     ["ASCII", "d"],
     ["emoji", "🔑"],
   ])("of 2000 %s characters is accepted and 2001 is 400", async (_label, unit) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const ok = await create(testApp, owner, { description: unit.repeat(2000), permissions: [] });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().description).toBe(unit.repeat(2000));
@@ -109,7 +104,7 @@ describe("description", () => {
 
 describe("unknown members and wrong types", () => {
   test("a body with 'enabled' is 400 and points to 'disabled'", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, { enabled: false, permissions: [] });
     expect(response.statusCode).toBe(400);
     const issue = response.json().validation_errors.find((i: { path: string }) => i.path === "/enabled");
@@ -122,7 +117,7 @@ describe("unknown members and wrong types", () => {
     ["id", { id: "key_0000000000000000000000", permissions: [] }],
     ["a misspelt member", { permission: ["usage:read"], permissions: [] }],
   ])("%s in the body is 400 naming it, not ignored", async (_label, body) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, body);
     expect(response.statusCode).toBe(400);
     const unknown = Object.keys(body).find((member) => member !== "permissions");
@@ -143,7 +138,7 @@ describe("unknown members and wrong types", () => {
     ["a number in permissions", { permissions: [7] }, "/permissions/0"],
     ["description as a number", { description: 5, permissions: [] }, "/description"],
   ])("%s is 400 at its path", async (_label, body, path) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, body);
     expect(response.statusCode).toBe(400);
     expect(response.json().validation_errors).toEqual(
@@ -154,7 +149,7 @@ describe("unknown members and wrong types", () => {
 
 describe("permissions", () => {
   test("are required, on create and on update", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, { name: "no permissions member" });
     expect(response.statusCode).toBe(400);
     expect(response.json().validation_errors).toEqual([
@@ -165,7 +160,7 @@ describe("permissions", () => {
   });
 
   test("an unknown name is 400 naming it", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, { permissions: ["usage:read", "images:fly"] });
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toContain("images:fly");
@@ -173,7 +168,7 @@ describe("permissions", () => {
   });
 
   test("duplicates are folded and the record lists them in catalogue order", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, {
       permissions: ["usage:read", "api_keys:read", "images:create", "usage:read", "api_keys:read"],
     });
@@ -188,13 +183,13 @@ describe("permissions", () => {
   });
 
   test("an empty list is a key that holds nothing", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, { permissions: [] });
     expect(response.json()).toMatchObject({ permissions: [], all_future_permissions: false });
   });
 
   test("all_future_permissions lists the whole catalogue and requires permissions []", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, { permissions: [], all_future_permissions: true });
     expect(response.statusCode).toBe(200);
     expect(response.json().all_future_permissions).toBe(true);
@@ -210,7 +205,7 @@ describe("permissions", () => {
 
 describe("the created record", () => {
   test("has the documented fields and formats; the secret is a checksummed lksk_ token", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, {
       name: "exporter",
       description: "nightly export",
@@ -248,7 +243,7 @@ describe("the created record", () => {
   });
 
   test("'disabled': true creates the key already disabled", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await create(testApp, owner, { disabled: true, permissions: ["api_keys:read"] });
     expect(response.statusCode).toBe(200);
     expect(response.json().enabled).toBe(false);

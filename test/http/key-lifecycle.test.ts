@@ -1,12 +1,7 @@
 import { expect, test } from "vitest";
-import { basicAuth, buildTestApp, fakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { basicAuth, fakeClock, type TestApp, type TestKey, ownerApp } from "../helpers/build-test-app.js";
 
 /** The states and transitions of a key (spec "States and transitions"), through every endpoint. */
-
-async function ownerApp(): Promise<{ testApp: TestApp; owner: TestKey }> {
-  const testApp = await buildTestApp({ clock: fakeClock() });
-  return { testApp, owner: await testApp.createOrganization() };
-}
 
 async function createKey(testApp: TestApp, owner: TestKey, payload: Record<string, unknown>) {
   const response = await testApp.app.inject({
@@ -24,7 +19,7 @@ const get = (testApp: TestApp, headers: Record<string, string>, id: string) =>
   testApp.app.inject({ method: "GET", url: `/v1/api-keys/${id}`, headers });
 
 test("a created key authenticates with its api_id and api_key; retrieve never shows the secret", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body, headers } = await createKey(testApp, owner, {
     name: "reader",
     permissions: ["api_keys:read"],
@@ -37,7 +32,7 @@ test("a created key authenticates with its api_id and api_key; retrieve never sh
 });
 
 test("an update replaces the whole configuration: omitted optional fields return to defaults", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body: created } = await createKey(testApp, owner, {
     name: "exporter",
     description: "nightly export",
@@ -67,7 +62,7 @@ test("an update replaces the whole configuration: omitted optional fields return
 });
 
 test("an update of an all-future key without all_future_permissions takes that access away", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body: created, headers } = await createKey(testApp, owner, {
     permissions: [],
     all_future_permissions: true,
@@ -84,7 +79,7 @@ test("an update of an all-future key without all_future_permissions takes that a
 });
 
 test("disable then re-enable: the same api_id and api_key work again, and no secret is returned", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body: created, headers } = await createKey(testApp, owner, {
     name: "worker",
     permissions: ["api_keys:read"],
@@ -113,7 +108,7 @@ test("disable then re-enable: the same api_id and api_key work again, and no sec
 });
 
 test("DELETE answers 204 with no body, twice, and the key can no longer authenticate", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body: created, headers } = await createKey(testApp, owner, { permissions: ["api_keys:read"] });
   for (let attempt = 0; attempt < 2; attempt++) {
     const response = await testApp.app.inject({
@@ -131,7 +126,7 @@ test("DELETE answers 204 with no body, twice, and the key can no longer authenti
 });
 
 test("a disabled key stays retrievable and listable with include_disabled", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body: created } = await createKey(testApp, owner, { name: "old", permissions: ["usage:read"] });
   testApp.clock?.advance(1_000);
   await testApp.app.inject({ method: "DELETE", url: `/v1/api-keys/${created.id}`, headers: owner.headers });
@@ -153,7 +148,7 @@ test("a disabled key stays retrievable and listable with include_disabled", asyn
 });
 
 test("a key with api_keys:delete can disable itself, and is refused from then on", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body: created, headers } = await createKey(testApp, owner, {
     permissions: ["api_keys:read", "api_keys:delete"],
   });
@@ -163,7 +158,7 @@ test("a key with api_keys:delete can disable itself, and is refused from then on
 });
 
 test("the path takes the resource id, never the api_id", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const byApiId = await get(testApp, owner.headers, owner.apiId);
   expect(byApiId.statusCode).toBe(400);
   const byId = await get(testApp, owner.headers, owner.id);
@@ -171,7 +166,7 @@ test("the path takes the resource id, never the api_id", async () => {
 });
 
 test("DELETE from a client that always sends Content-Type: application/json is still 204", async () => {
-  const { testApp, owner } = await ownerApp();
+  const { testApp, owner } = await ownerApp({ clock: fakeClock() });
   const { body: created } = await createKey(testApp, owner, { permissions: [] });
   const response = await testApp.app.inject({
     method: "DELETE",

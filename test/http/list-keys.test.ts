@@ -1,13 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { buildTestApp, fakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { buildTestApp, fakeClock, type TestApp, type TestKey, ownerApp } from "../helpers/build-test-app.js";
 import { keyWith, seedDisable, seedKey, seedKeys } from "../helpers/http-keys.js";
 
 /** `GET /v1/api-keys`: order, page size, filters and keyset pagination. */
-
-async function ownerApp(): Promise<{ testApp: TestApp; owner: TestKey }> {
-  const testApp = await buildTestApp({ clock: fakeClock() });
-  return { testApp, owner: await testApp.createOrganization() };
-}
 
 async function list(testApp: TestApp, owner: TestKey, query = "") {
   const response = await testApp.app.inject({
@@ -23,7 +18,7 @@ const ids = (response: { json(): { data: Array<{ id: string }> } }) =>
 
 describe("order and page size", () => {
   test("lists newest first, 10 per page by default, without secrets", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const keys = await seedKeys(testApp, owner, 12);
     const response = await list(testApp, owner);
     expect(response.statusCode).toBe(200);
@@ -50,7 +45,7 @@ describe("order and page size", () => {
   });
 
   test("a page that holds exactly the last keys has next_page_start null", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     await seedKeys(testApp, owner, 9);
     const response = await list(testApp, owner);
     expect(response.json().data).toHaveLength(10);
@@ -58,7 +53,7 @@ describe("order and page size", () => {
   });
 
   test.each([1, 7, 100])("count=%i returns at most that many keys", async (count) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     await seedKeys(testApp, owner, 11);
     const response = await list(testApp, owner, `?count=${count}`);
     expect(response.statusCode).toBe(200);
@@ -67,7 +62,7 @@ describe("order and page size", () => {
   });
 
   test.each(["0", "101", "-1", "1.5", "ten", "", "1&count=2"])("count=%s is 400", async (count) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await list(testApp, owner, `?count=${count}`);
     expect(response.statusCode).toBe(400);
     expect(response.json().code).toBe("invalid_request");
@@ -77,7 +72,7 @@ describe("order and page size", () => {
 
 describe("include_disabled", () => {
   test("disabled keys are left out by default and with false, included with true", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const [kept, dropped] = await seedKeys(testApp, owner, 2);
     if (!kept || !dropped) throw new Error("seeding failed");
     await seedDisable(testApp, owner, dropped);
@@ -91,7 +86,7 @@ describe("include_disabled", () => {
   });
 
   test.each(["yes", "1", "TRUE"])("include_disabled=%s is 400", async (value) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await list(testApp, owner, `?include_disabled=${value}`);
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toContain("include_disabled");
@@ -100,7 +95,7 @@ describe("include_disabled", () => {
 
 describe("with_permission", () => {
   async function catalogueOfKeys() {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     testApp.clock?.advance(1);
     const images = await keyWith(testApp, owner, ["images:create"]);
     testApp.clock?.advance(1);
@@ -135,14 +130,14 @@ describe("with_permission", () => {
     ["a space", "images:create%20usage:read"],
     ["a comma and a space", "images:create,%20usage:read"],
   ])("names joined by %s are 400 telling to repeat the parameter", async (_label, value) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await list(testApp, owner, `?with_permission=${value}`);
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toMatch(/repeat/i);
   });
 
   test("an unknown name is 400 naming it", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const response = await list(testApp, owner, "?with_permission=usage:read&with_permission=images:fly");
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toContain("images:fly");
@@ -167,7 +162,7 @@ describe("pagination", () => {
   }
 
   test("following next_page_start until null visits every key once, newest first", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const keys = await seedKeys(testApp, owner, 24);
     const { seen, pages } = await walk(testApp, owner, "?count=5");
     expect(pages).toBe(5);
@@ -184,7 +179,7 @@ describe("pagination", () => {
   });
 
   test("keys created between pages do not shift the pages (keyset, not offset)", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const existing = await seedKeys(testApp, owner, 11);
     const { seen } = await walk(testApp, owner, "?count=3", async () => {
       await seedKeys(testApp, owner, 2);
@@ -193,7 +188,7 @@ describe("pagination", () => {
   });
 
   test("filters apply on every page", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const readers: TestKey[] = [];
     for (let i = 0; i < 6; i++) {
       testApp.clock?.advance(1);
@@ -214,7 +209,7 @@ describe("pagination", () => {
     ["a cursor with its last character changed", (cursor: string) => flipLast(cursor)],
     ["a cursor with a middle character changed", (cursor: string) => flipAt(cursor, 10)],
   ])("a tampered page_start (%s) is 400 naming page_start", async (_label, tamper) => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     await seedKeys(testApp, owner, 3);
     const first = await list(testApp, owner, "?count=2");
     const cursor: string = first.json().pagination.next_page_start;

@@ -1,14 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { buildTestApp, type TestKey, ownerApp } from "../helpers/build-test-app.js";
 import { keyWith, rateLimitOf, seedKey, UNKNOWN_KEY_ID } from "../helpers/http-keys.js";
 import { KEY_ROUTES, routeRequest } from "../helpers/key-routes.js";
 
 /** `RateLimit-Policy` and `RateLimit` on every response from the rate-limit step on, and only there. */
-
-async function ownerApp(): Promise<{ testApp: TestApp; owner: TestKey }> {
-  const testApp = await buildTestApp();
-  return { testApp, owner: await testApp.createOrganization() };
-}
 
 describe.each(KEY_ROUTES)("$label", (route) => {
   test("carries the policy of its group and counts down the remaining requests", async () => {

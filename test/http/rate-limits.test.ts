@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { buildTestApp, fakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { buildTestApp, fakeClock, type TestKey, ownerApp } from "../helpers/build-test-app.js";
 import { keyWith, listAll, rateLimitOf, repeat } from "../helpers/http-keys.js";
 
 /** Management rate limits (spec "Management request limits", DESIGN.md section 6), exact with a fake clock. */
@@ -8,14 +8,9 @@ const READ = { method: "GET", url: "/v1/api-keys" } as const;
 const createRequest = (owner: TestKey) =>
   ({ method: "POST", url: "/v1/api-keys", headers: owner.headers, payload: { permissions: [] } }) as const;
 
-async function ownerApp(env?: Record<string, string>): Promise<{ testApp: TestApp; owner: TestKey }> {
-  const testApp = await buildTestApp({ clock: fakeClock(), ...(env ? { env } : {}) });
-  return { testApp, owner: await testApp.createOrganization() };
-}
-
 describe("the 429", () => {
   test("the 21st write in a minute is 429 with the spec's body, Retry-After, and no effect", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     expect(await repeat(testApp, 20, createRequest(owner))).toEqual(Array(20).fill(200));
     const keysBefore = await listAll(testApp, owner);
     const response = await testApp.app.inject(createRequest(owner));
@@ -35,7 +30,7 @@ describe("the 429", () => {
   });
 
   test("the 101st read in a minute is 429 naming api-key:read and 100", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const statuses = await repeat(testApp, 101, { ...READ, headers: owner.headers });
     expect(statuses.filter((status) => status === 200)).toHaveLength(100);
     expect(statuses[100]).toBe(429);
@@ -52,7 +47,7 @@ describe("the 429", () => {
 
 describe("the sliding window", () => {
   test("Retry-After is the seconds, rounded up, until the oldest admitted request leaves", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const clock = testApp.clock;
     if (!clock) throw new Error("fake clock expected");
     await repeat(testApp, 1, createRequest(owner));
@@ -74,7 +69,7 @@ describe("the sliding window", () => {
   });
 
   test("rejected requests take no slot: hammering does not push the retry time back", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     await repeat(testApp, 20, createRequest(owner));
     for (let second = 0; second < 60; second += 10) {
       const response = await testApp.app.inject(createRequest(owner));
@@ -85,7 +80,10 @@ describe("the sliding window", () => {
   });
 
   test("LATCHKEY_RATE_WINDOW_SECONDS shortens the window", async () => {
-    const { testApp, owner } = await ownerApp({ LATCHKEY_RATE_WINDOW_SECONDS: "5" });
+    const { testApp, owner } = await ownerApp({
+      clock: fakeClock(),
+      env: { LATCHKEY_RATE_WINDOW_SECONDS: "5" },
+    });
     await repeat(testApp, 20, createRequest(owner));
     const refused = await testApp.app.inject(createRequest(owner));
     expect(refused.statusCode).toBe(429);
@@ -98,7 +96,7 @@ describe("the sliding window", () => {
 
 describe("who shares an allowance", () => {
   test("read and write groups are independent", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     await repeat(testApp, 20, createRequest(owner));
     const read = await testApp.app.inject({ ...READ, headers: owner.headers });
     expect(read.statusCode).toBe(200);
@@ -110,7 +108,7 @@ describe("who shares an allowance", () => {
   });
 
   test("all keys of an organization share its allowance", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const other = await keyWith(testApp, owner, ["api_keys:read"]);
     await repeat(testApp, 60, { ...READ, headers: owner.headers });
     await repeat(testApp, 40, { ...READ, headers: other.headers });
@@ -132,7 +130,7 @@ describe("who shares an allowance", () => {
 
 describe("per-organization overrides", () => {
   test("a raised write allowance admits more, and the policy and message show it", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     await testApp.services.store.setQuota(owner.orgId, "api-key:write", 25);
     const statuses = await repeat(testApp, 25, createRequest(owner));
     expect(statuses).toEqual(Array(25).fill(200));
@@ -143,7 +141,7 @@ describe("per-organization overrides", () => {
   });
 
   test("an override made while requests flow takes effect within 2 seconds", async () => {
-    const { testApp, owner } = await ownerApp();
+    const { testApp, owner } = await ownerApp({ clock: fakeClock() });
     const before = await testApp.app.inject({ ...READ, headers: owner.headers });
     expect(before.headers["ratelimit-policy"]).toBe('"api-key:read";q=100;w=60');
     await testApp.services.store.setQuota(owner.orgId, "api-key:read", 3);

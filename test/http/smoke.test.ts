@@ -1,8 +1,8 @@
 import { expect, test } from "vitest";
-import { buildAppWithOwner } from "../helpers/build-test-app.js";
+import { ownerApp } from "../helpers/build-test-app.js";
 
 test("an owner key creates a key and reads it back without its secret", async () => {
-  const { app, owner } = await buildAppWithOwner();
+  const { app, owner } = await ownerApp();
   const created = await app.inject({
     method: "POST",
     url: "/v1/api-keys",
