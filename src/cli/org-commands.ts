@@ -3,12 +3,8 @@ import { InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
 import { createSecretHasher } from "../domain/credentials.js";
-import {
-  DEFAULT_MAX_KEYS,
-  defaultQuota,
-  isRateLimitGroup,
-  RATE_LIMIT_GROUPS,
-} from "../domain/rate-limit-groups.js";
+import { DEFAULT_MAX_KEYS } from "../domain/key-configuration.js";
+import { defaultQuota, isRateLimitGroup, RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
 import { toKeyResponse } from "../http/key-response.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore } from "../store/key-store.js";

@@ -3,6 +3,8 @@ import { type Grant, isPermission, normalizePermissions, type Permission } from 
 
 export const MAX_NAME_LENGTH = 255;
 export const MAX_DESCRIPTION_LENGTH = 2000;
+/** Keys per organization, disabled keys included, unless an operator raises it. */
+export const DEFAULT_MAX_KEYS = 100;
 
 /** The request body of create and update: one shape for both, as the spec says. */
 export interface KeyConfigurationInput {

@@ -21,9 +21,6 @@ export function defaultQuota(group: RateLimitGroup): number {
   return group.endsWith(":read") ? 100 : 20;
 }
 
-/** Keys per organization, disabled keys included, unless an operator raises it. */
-export const DEFAULT_MAX_KEYS = 100;
-
 /** The 429 message: names the group and its allowance and points at support, as the spec asks. */
 export function rateLimitMessage(group: RateLimitGroup, quota: number, windowSeconds: number): string {
   const per = windowSeconds === 60 ? "per minute" : `per ${windowSeconds} seconds`;

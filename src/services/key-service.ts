@@ -3,14 +3,23 @@ import type { Clock } from "../domain/clock.js";
 import { newApiId, newKeyId, newSecret, type SecretHasher } from "../domain/credentials.js";
 import { LatchkeyError } from "../domain/errors.js";
 import {
+  DEFAULT_MAX_KEYS,
   type KeyConfigurationInput,
   parseKeyConfiguration,
   withDefaultName,
 } from "../domain/key-configuration.js";
-import type { Permission } from "../domain/permissions.js";
-import { DEFAULT_MAX_KEYS } from "../domain/rate-limit-groups.js";
+import type { Grant, Permission } from "../domain/permissions.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
+
+/**
+ * Who performs an operation: the organization it acts in and the authority it holds. An authenticated
+ * key is one; so is the operator minting an organization's first key.
+ */
+export interface Caller extends Grant {
+  /** Organization the operation acts in. */
+  orgId: string;
+}
 
 /** A list request after its query string was validated. */
 export interface ListKeysRequest {
@@ -32,13 +41,13 @@ export interface KeyPage {
  */
 export interface KeyService {
   /** Creates a key; the secret is returned here and never again. */
-  create(caller: ApiKeyRecord, input: KeyConfigurationInput): Promise<{ key: ApiKeyRecord; secret: string }>;
-  list(caller: ApiKeyRecord, request: ListKeysRequest): Promise<KeyPage>;
-  get(caller: ApiKeyRecord, id: string): Promise<ApiKeyRecord>;
+  create(caller: Caller, input: KeyConfigurationInput): Promise<{ key: ApiKeyRecord; secret: string }>;
+  list(caller: Caller, request: ListKeysRequest): Promise<KeyPage>;
+  get(caller: Caller, id: string): Promise<ApiKeyRecord>;
   /** Replaces the whole configuration; the secret is neither rotated nor returned. */
-  update(caller: ApiKeyRecord, id: string, input: KeyConfigurationInput): Promise<ApiKeyRecord>;
+  update(caller: Caller, id: string, input: KeyConfigurationInput): Promise<ApiKeyRecord>;
   /** Disables the key; repeating it succeeds. Keys are never removed. */
-  disable(caller: ApiKeyRecord, id: string): Promise<void>;
+  disable(caller: Caller, id: string): Promise<void>;
 }
 
 export interface KeyServiceOptions {
@@ -52,7 +61,7 @@ function notFound(id: string): LatchkeyError {
 }
 
 export function createKeyService({ store, hasher, clock }: KeyServiceOptions): KeyService {
-  async function change(caller: ApiKeyRecord, id: string, decide: (current: ApiKeyRecord) => ApiKeyRecord) {
+  async function change(caller: Caller, id: string, decide: (current: ApiKeyRecord) => ApiKeyRecord) {
     const changed = await store.changeKey(caller.orgId, id, decide);
     if (!changed) throw notFound(id);
     return changed;

@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
 import type { ApiKeyRecord, KeyStore, Organization } from "../store/key-store.js";
-import { createKeyService } from "./key-service.js";
+import { type Caller, createKeyService } from "./key-service.js";
 
 export interface OrganizationWithOwner {
   organization: Organization;
@@ -22,11 +22,7 @@ export async function createOrganizationWithOwner(
   const organization: Organization = { id: `org_${randomBase62(22)}`, name, createdAt: deps.clock.now() };
   await deps.store.createOrganization(organization);
   // The founding key is created as if by an all-future caller of the new organization.
-  const founder = {
-    orgId: organization.id,
-    permissions: [],
-    allFuturePermissions: true,
-  } as unknown as ApiKeyRecord;
+  const founder: Caller = { orgId: organization.id, permissions: [], allFuturePermissions: true };
   const { key, secret } = await createKeyService(deps).create(founder, {
     name: "Owner key",
     description: "Created with the organization; holds every current and future permission.",
