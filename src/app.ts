@@ -1,23 +1,33 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
+import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
 import { registerManagementGuard } from "./http/management-guard.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
+import { authorizeRoutes } from "./http/routes/authorize.js";
+import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
+import { type AccessControl, createAccessControl } from "./services/access-decision.js";
+import { createCreditLedger } from "./services/credits.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
+import { createPlanService, type PlanService } from "./services/plans.js";
+import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
+import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
-import { openKeyStore } from "./store/open-database.js";
+import { openStores } from "./store/open-database.js";
 
 /** Everything the adapters (HTTP, CLI, later MCP) share, built once from configuration. */
 export interface Services {
@@ -27,6 +37,11 @@ export interface Services {
   keys: KeyService;
   hasher: SecretHasher;
   clock: Clock;
+  /** The one access decision behind REST, authorize, forward-auth and MCP. */
+  access: AccessControl;
+  plans: PlanService;
+  serviceTokens: ServiceTokenService;
+  usage: UsageService;
 }
 
 const stderrLog: LimiterLog = {
@@ -43,7 +58,8 @@ export async function createServices(
   clock: Clock = systemClock,
   log: LimiterLog = stderrLog,
 ): Promise<Services> {
-  const store = await openKeyStore(config.databaseUrl);
+  const stores = await openStores(config.databaseUrl);
+  const store = stores.keys;
   const hasher = createSecretHasher(config.secretPepper);
   let limiter: RateLimiter;
   try {
@@ -59,7 +75,20 @@ export async function createServices(
     namespace: config.redisPrefix,
     now: () => clock.now(),
   });
-  return { store, limiter, rateLimit, hasher, clock, keys: createKeyService({ store, hasher, clock }) };
+  const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits });
+  const credits = createCreditLedger(stores.plans, clock);
+  return {
+    store,
+    limiter,
+    rateLimit,
+    hasher,
+    clock,
+    keys: createKeyService({ store, hasher, clock }),
+    access: createAccessControl({ keys: store, hasher, rateLimit, plans, credits }),
+    plans,
+    serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
+    usage: createUsageService({ store: stores.plans, plans, clock }),
+  };
 }
 
 export interface BuildAppOptions {
@@ -77,7 +106,20 @@ export interface LatchkeyApp {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/** The forward-auth route table; a bad file stops the start with a message naming its line. */
+function loadRouteTable(path: string | undefined): RouteTable {
+  if (!path) return EMPTY_ROUTE_TABLE;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(`LATCHKEY_ROUTES: cannot read ${path}: ${(error as Error).message}`);
+  }
+  return parseRouteTable(text, `LATCHKEY_ROUTES ${path}`);
+}
+
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
+  const routeTable = loadRouteTable(config.routesFile);
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -109,8 +151,11 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
 
   registerErrorHandling(app);
   await registerOpenApi(app);
-  registerManagementGuard(app, services);
+  registerManagementGuard(app, services.access);
   await app.register(healthRoutes, services);
   await app.register(apiKeyRoutes, { keys: services.keys });
+  await app.register(usageRoutes, { usage: services.usage });
+  await app.register(authorizeRoutes, services);
+  await app.register(forwardAuthRoutes, { ...services, routes: routeTable });
   return { app, services };
 }

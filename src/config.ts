@@ -11,6 +11,8 @@ const ConfigSchema = Type.Object({
   LATCHKEY_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
+  LATCHKEY_DEFAULT_IMAGE_CREDITS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 50 }),
+  LATCHKEY_ROUTES: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_LOG_LEVEL: Type.Union(
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
     { default: "info" },
@@ -36,6 +38,10 @@ export interface Config {
   bootstrap: boolean;
   /** Server-side secret mixed into stored secret hashes (HMAC), when set. */
   secretPepper: string | undefined;
+  /** Image credits per billing period of an organization whose plan sets none. */
+  defaultImageCredits: number;
+  /** Path of the forward-auth route table (a JSON file); absent means no routes. */
+  routesFile: string | undefined;
   logLevel: string;
 }
 
@@ -69,6 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateWindowSeconds: config.LATCHKEY_RATE_WINDOW_SECONDS,
     bootstrap: config.LATCHKEY_BOOTSTRAP === "on",
     secretPepper: config.LATCHKEY_SECRET_PEPPER,
+    defaultImageCredits: config.LATCHKEY_DEFAULT_IMAGE_CREDITS,
+    routesFile: config.LATCHKEY_ROUTES,
     logLevel: config.LATCHKEY_LOG_LEVEL,
   });
 }

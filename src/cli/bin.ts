@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerKeyCommands } from "./key-commands.js";
 import { registerOrgCommands } from "./org-commands.js";
 import { registerServerCommands } from "./server-commands.js";
+import { registerServiceTokenCommands } from "./service-token-commands.js";
 
 const program = new Command()
   .name("latchkey")
@@ -12,6 +13,7 @@ const program = new Command()
 registerServerCommands(program);
 registerOrgCommands(program);
 registerKeyCommands(program);
+registerServiceTokenCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`latchkey: ${error instanceof Error ? error.message : String(error)}\n`);

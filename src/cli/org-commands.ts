@@ -8,6 +8,7 @@ import { defaultQuota, isRateLimitGroup, RATE_LIMIT_GROUPS } from "../domain/rat
 import { toKeyResponse } from "../http/key-response.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore } from "../store/key-store.js";
+import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { parseInteger } from "./parse.js";
 
 async function withStore<T>(work: (store: KeyStore) => Promise<T>): Promise<T> {
@@ -44,6 +45,7 @@ export function registerOrgCommands(program: Command): void {
   const org = program
     .command("org")
     .description("Manage organizations (operator commands, run beside the database).");
+  registerOrgPlanCommand(org);
 
   org
     .command("create")

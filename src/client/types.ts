@@ -26,6 +26,7 @@ export type Permission =
   | "api_keys:create_update"
   | "api_keys:delete"
   | "usage:read"
+  | "audit:read"
   | (string & {});
 
 /**

@@ -7,6 +7,9 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_ID_PREFIX = "key_";
 export const API_ID_PREFIX = "lkid_";
 export const SECRET_PREFIX = "lksk_";
+/** Service tokens authenticate the platform's own services to latchkey, never a customer. */
+export const SERVICE_TOKEN_PREFIX = "lkst_";
+export const SERVICE_TOKEN_ID_PREFIX = "stk_";
 
 const ID_BODY_LENGTH = 22; // 22 base62 characters carry 130 random bits
 const SECRET_BODY_LENGTH = 32; // 190 random bits
@@ -41,20 +44,44 @@ export function newApiId(): string {
   return API_ID_PREFIX + randomBase62(ID_BODY_LENGTH);
 }
 
-/** A new secret in the GitHub token scheme: prefix, random body, CRC32 checksum of the body. */
-export function newSecret(): string {
+/** Prefix, random body, CRC32 checksum of the body: the GitHub token scheme. */
+function checksummedToken(prefix: string): string {
   const body = randomBase62(SECRET_BODY_LENGTH);
-  return SECRET_PREFIX + body + base62Fixed(crc32(body), CHECKSUM_LENGTH);
+  return prefix + body + base62Fixed(crc32(body), CHECKSUM_LENGTH);
+}
+
+function hasValidChecksum(value: string, prefix: string): boolean {
+  if (!value.startsWith(prefix)) return false;
+  const match = TOKEN_BODY_PATTERN.exec(value.slice(prefix.length));
+  if (!match?.[1] || !match[2]) return false;
+  return base62Fixed(crc32(match[1]), CHECKSUM_LENGTH) === match[2];
+}
+
+const TOKEN_BODY_PATTERN = new RegExp(
+  `^([0-9A-Za-z]{${SECRET_BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
+);
+
+/** A new key secret: `lksk_` + 190 random bits + checksum. */
+export function newSecret(): string {
+  return checksummedToken(SECRET_PREFIX);
 }
 
 /** Whether a string has the shape and checksum of a latchkey secret (what an offline scanner checks). */
 export function hasValidSecretChecksum(secret: string): boolean {
-  const pattern = new RegExp(
-    `^${SECRET_PREFIX}([0-9A-Za-z]{${SECRET_BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
-  );
-  const match = pattern.exec(secret);
-  if (!match?.[1] || !match[2]) return false;
-  return base62Fixed(crc32(match[1]), CHECKSUM_LENGTH) === match[2];
+  return hasValidChecksum(secret, SECRET_PREFIX);
+}
+
+/** A new service token: `lkst_` + 190 random bits + checksum, so scanners can find leaked ones too. */
+export function newServiceToken(): string {
+  return checksummedToken(SERVICE_TOKEN_PREFIX);
+}
+
+export function hasValidServiceTokenChecksum(token: string): boolean {
+  return hasValidChecksum(token, SERVICE_TOKEN_PREFIX);
+}
+
+export function newServiceTokenId(): string {
+  return SERVICE_TOKEN_ID_PREFIX + randomBase62(ID_BODY_LENGTH);
 }
 
 const KEY_ID_PATTERN = new RegExp(`^${KEY_ID_PREFIX}[0-9A-Za-z]{${ID_BODY_LENGTH}}$`);

@@ -11,6 +11,10 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   plan_limit_exceeded: 429,
+  invalid_service_token: 401,
+  plan_restricted: 403,
+  no_route: 404,
+  resource_quota_exceeded: 409,
   internal: 500,
 } as const;
 

@@ -25,6 +25,7 @@ export const PERMISSION_CATALOGUE = [
   "api_keys:create_update",
   "api_keys:delete",
   "usage:read",
+  "audit:read",
 ] as const;
 
 export type Permission = (typeof PERMISSION_CATALOGUE)[number];

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { ERROR_STATUS, type ErrorCode, LatchkeyError, type ValidationIssue } from "../domain/errors.js";
+import { WWW_AUTHENTICATE } from "./decision-headers.js";
+import type { ErrorBody } from "./schemas.js";
 
 const STATUS_PHRASES: Record<number, string> = {
   400: "Bad Request",
@@ -61,21 +63,24 @@ function toLatchkeyError(error: FastifyError): LatchkeyError {
   return new LatchkeyError("internal", "Internal server error.");
 }
 
-/** Renders every error in the documented shape; nothing else builds error bodies. */
-export function sendError(reply: FastifyReply, error: LatchkeyError): FastifyReply {
+/** The documented error body (DESIGN.md section 4); authorize embeds it in its decisions too. */
+export function errorBody(error: LatchkeyError): ErrorBody {
   const statusCode = ERROR_STATUS[error.code];
-  if (error.code === "unauthorized") {
-    reply.header("WWW-Authenticate", 'Basic realm="latchkey", charset="UTF-8"');
-  }
-  if (error.retryAfterSeconds !== undefined) reply.header("Retry-After", String(error.retryAfterSeconds));
-  const phrase = error.code === "plan_limit_exceeded" ? "Plan limit exceeded" : STATUS_PHRASES[statusCode];
-  return reply.code(statusCode).send({
+  return {
     statusCode,
-    error: phrase,
+    error:
+      error.code === "plan_limit_exceeded" ? "Plan limit exceeded" : (STATUS_PHRASES[statusCode] ?? "Error"),
     message: error.message,
     code: error.code,
     ...(error.validationErrors ? { validation_errors: error.validationErrors } : {}),
-  });
+  };
+}
+
+/** Renders every error in the documented shape; nothing else builds error bodies. */
+export function sendError(reply: FastifyReply, error: LatchkeyError): FastifyReply {
+  if (error.code === "unauthorized") reply.header("WWW-Authenticate", WWW_AUTHENTICATE);
+  if (error.retryAfterSeconds !== undefined) reply.header("Retry-After", String(error.retryAfterSeconds));
+  return reply.code(ERROR_STATUS[error.code]).send(errorBody(error));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -1,15 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { SecretHasher } from "../domain/credentials.js";
 import { LatchkeyError } from "../domain/errors.js";
-import { rateLimitMessage } from "../domain/rate-limit-groups.js";
-import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
-import { authenticate } from "../services/authenticate.js";
-import { assertHasPermission, type OperationPolicy } from "../services/operations.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { ManagementDecision } from "../ratelimit/management-rate-limit.js";
+import type { AccessControl } from "../services/access-decision.js";
+import type { OperationPolicy } from "../services/operations.js";
+import type { ApiKeyRecord } from "../store/key-store.js";
+import { rateLimitHeaders } from "./decision-headers.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** Marks a management route: who may call it and which group it counts against. */
+    /** Marks a route that customers' keys call: who may call it and which group it counts against. */
     operation?: OperationPolicy;
   }
   interface FastifyRequest {
@@ -20,48 +19,27 @@ declare module "fastify" {
   }
 }
 
-export interface ManagementGuardOptions {
-  store: KeyStore;
-  hasher: SecretHasher;
-  rateLimit: ManagementRateLimit;
-}
-
-function rateLimitHeaders(decision: ManagementDecision): Record<string, string> {
-  const remaining = decision.type === "allow" ? decision.remaining : 0;
-  const reset = decision.type === "allow" ? decision.resetSeconds : decision.retryAfterSeconds;
-  return {
-    "RateLimit-Policy": `"${decision.group}";q=${decision.quota};w=${decision.windowSeconds}`,
-    RateLimit: `"${decision.group}";r=${remaining};t=${reset}`,
-  };
-}
-
 /**
- * The first steps of every management request, in DESIGN.md's order: authentication (401), permission
- * (403), rate limit (429, counted here when admitted). They run in `onRequest`, before the body is even
- * parsed, so an anonymous or over-limit client never gets its input validated.
+ * The first steps of every request a customer's key makes, through the one access decision:
+ * authentication (401), permission (403), plan feature (403), rate limit (429, counted here when
+ * admitted). They run in `onRequest`, before the body is even parsed, so an anonymous or over-limit
+ * client never gets its input validated.
  */
-export function registerManagementGuard(app: FastifyInstance, options: ManagementGuardOptions): void {
-  const { store, hasher, rateLimit } = options;
+export function registerManagementGuard(app: FastifyInstance, access: AccessControl): void {
   app.decorateRequest("caller", null);
   app.decorateRequest("rateLimitDecision", null);
 
   app.addHook("onRequest", async (request: FastifyRequest) => {
     const policy = request.routeOptions.config.operation;
     if (!policy) return;
-    const caller = await authenticate(request.headers.authorization, store, hasher);
-    assertHasPermission(caller, policy.permission);
-    const decision = await rateLimit.consume(caller.orgId, policy.group);
-    request.rateLimitDecision = decision;
-    if (decision.type === "deny") {
-      throw new LatchkeyError(
-        "rate_limited",
-        rateLimitMessage(decision.group, decision.quota, decision.windowSeconds),
-        {
-          retryAfterSeconds: decision.retryAfterSeconds,
-        },
-      );
-    }
-    request.caller = caller;
+    const decision = await access.decide({
+      authorization: request.headers.authorization,
+      permission: policy.permission,
+      group: policy.group,
+    });
+    request.rateLimitDecision = decision.rateLimit;
+    if (!decision.allowed) throw decision.error;
+    request.caller = decision.caller;
   });
 
   app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {

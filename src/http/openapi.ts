@@ -12,7 +12,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: "1",
         description: "API-key management with exact per-organization management rate limits.",
       },
-      components: { securitySchemes: { basicAuth: { type: "http", scheme: "basic" } } },
+      components: {
+        securitySchemes: {
+          basicAuth: { type: "http", scheme: "basic" },
+          serviceToken: { type: "apiKey", in: "header", name: "X-Latchkey-Service-Token" },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });

@@ -103,6 +103,8 @@ export const ErrorBody = Type.Object({
   ),
 });
 
+export type ErrorBody = Static<typeof ErrorBody>;
+
 /** Documents the error statuses a route can answer with, all in the one error shape. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
   return Object.fromEntries(statuses.map((status) => [status, ErrorBody]));

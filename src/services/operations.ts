@@ -1,13 +1,13 @@
 import { LatchkeyError } from "../domain/errors.js";
-import { type Grant, grantAllows, type Permission } from "../domain/permissions.js";
+import type { Permission } from "../domain/permissions.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
 
 /** What a management operation demands of its caller, shared by every protocol that offers it. */
 export interface OperationPolicy {
   /** Permission the calling key must hold. */
   permission: Permission;
-  /** Operation group the request counts against. */
-  group: RateLimitGroup;
+  /** Operation group the request counts against; none for operations the spec does not limit (usage). */
+  group?: RateLimitGroup;
 }
 
 export const KEY_OPERATIONS = {
@@ -18,8 +18,9 @@ export const KEY_OPERATIONS = {
   disableKey: { permission: "api_keys:delete", group: "api-key:write" },
 } as const satisfies Record<string, OperationPolicy>;
 
-export function assertHasPermission(caller: Grant, permission: Permission): void {
-  if (!grantAllows(caller, permission)) {
-    throw new LatchkeyError("missing_permission", `This operation requires the ${permission} permission.`);
-  }
+/** `GET /v1/usage`: not rate-limited (spec, "Management request limits"). */
+export const USAGE_OPERATION = { permission: "usage:read" } as const satisfies OperationPolicy;
+
+export function missingPermission(permission: Permission): LatchkeyError {
+  return new LatchkeyError("missing_permission", `This operation requires the ${permission} permission.`);
 }

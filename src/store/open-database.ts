@@ -5,8 +5,12 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { KeyStore } from "./key-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
+import { createKyselyPlanStore } from "./kysely-plan-store.js";
+import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
+import type { PlanStore } from "./plan-store.js";
+import type { ServiceTokenStore } from "./service-token-store.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
 
 const INT8_OID = 20;
@@ -47,11 +51,19 @@ async function currentSchema(db: Kysely<Database>): Promise<string> {
   return schema;
 }
 
+/** Every store over one database connection; `keys.close()` (or `close()`) releases it. */
+export interface Stores {
+  keys: KeyStore;
+  plans: PlanStore;
+  serviceTokens: ServiceTokenStore;
+  close(): Promise<void>;
+}
+
 /**
- * Opens the store named by a database URL (`sqlite:<path>`, `sqlite::memory:` or `postgres://...`)
- * and migrates it to the latest schema.
+ * Opens the database named by a URL (`sqlite:<path>`, `sqlite::memory:` or `postgres://...`),
+ * migrates it to the latest schema, and builds every store over it.
  */
-export async function openKeyStore(databaseUrl: string): Promise<KeyStore> {
+export async function openStores(databaseUrl: string): Promise<Stores> {
   const isPostgres = /^postgres(ql)?:\/\//.test(databaseUrl);
   if (!isPostgres && !databaseUrl.startsWith("sqlite:")) {
     throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
@@ -63,5 +75,16 @@ export async function openKeyStore(databaseUrl: string): Promise<KeyStore> {
     await db.destroy();
     throw error;
   }
-  return createKyselyKeyStore({ db, rowLocks: isPostgres });
+  const keys = createKyselyKeyStore({ db, rowLocks: isPostgres });
+  return {
+    keys,
+    plans: createKyselyPlanStore(db),
+    serviceTokens: createKyselyServiceTokenStore(db),
+    close: () => keys.close(),
+  };
+}
+
+/** Opens the database and returns only the key store (operator commands that need nothing else). */
+export async function openKeyStore(databaseUrl: string): Promise<KeyStore> {
+  return (await openStores(databaseUrl)).keys;
 }

@@ -10,6 +10,18 @@ export interface OrganizationsTable {
   key_count: number;
   /** Operator override of the key quota; null means the default. */
   max_keys: number | null;
+  /** Plan: image credits per billing period; null means the deployment default. */
+  image_credits: number | null;
+  /** Plan: 1 when consumption past the allowance is allowed; null means off. */
+  overages: number | null;
+  /** Plan: epoch milliseconds the monthly periods are anchored at; null means created_at. */
+  period_anchor: number | null;
+  /** Plan: largest batch; null means 0 (no batching). */
+  max_batch_size: number | null;
+  /** Plan: 0 when proxies are switched off; null means on. */
+  proxies_enabled: number | null;
+  /** Plan: 0 when storage destinations are switched off; null means on. */
+  storage_destinations_enabled: number | null;
 }
 
 export interface ApiKeysTable {
@@ -33,8 +45,33 @@ export interface RateLimitOverridesTable {
   quota: number;
 }
 
+export interface ServiceTokensTable {
+  id: string;
+  name: string;
+  token_hash: string;
+  created_at: number;
+  /** Epoch milliseconds of revocation; null while the token is valid. */
+  revoked_at: number | null;
+}
+
+export interface CreditPeriodsTable {
+  org_id: string;
+  period_start: number;
+  period_end: number;
+  used: number;
+}
+
+export interface UsageHoursTable {
+  org_id: string;
+  hour_start: number;
+  images: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   rate_limit_overrides: RateLimitOverridesTable;
+  service_tokens: ServiceTokensTable;
+  credit_periods: CreditPeriodsTable;
+  usage_hours: UsageHoursTable;
 }

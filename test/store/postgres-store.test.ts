@@ -51,7 +51,7 @@ describeWithServices(["postgres"], "PostgreSQL shared by several nodes", ({ post
     );
     expect(created.filter(Boolean)).toHaveLength(1);
     expect(printed).toHaveLength(1);
-    const organizationId = /organization: (org_\w+)/.exec(printed[0] ?? "")?.[1] ?? "";
+    const organizationId = /organization:\s+(org_\w+)/.exec(printed[0] ?? "")?.[1] ?? "";
     expect(await nodes[1]?.store.findOrganization(organizationId)).toMatchObject({ name: "default" });
   });
 });

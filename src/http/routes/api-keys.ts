@@ -6,6 +6,7 @@ import { KEY_OPERATIONS } from "../../services/operations.js";
 import { toKeyResponse } from "../key-response.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
+import { sendNoStore } from "../no-store.js";
 import {
   CreatedKeyRecord,
   errorResponses,
@@ -24,10 +25,7 @@ const tags = ["API keys"];
 export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeyService }): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  routes.addHook("onSend", (_request, reply, payload, done) => {
-    reply.header("Cache-Control", "no-store");
-    done(null, payload);
-  });
+  sendNoStore(routes);
 
   routes.post(
     "/v1/api-keys",

@@ -1,9 +1,11 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import { initial } from "./001-initial.js";
+import { platform } from "./002-platform.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
   "001-initial": initial,
+  "002-platform": platform,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,99 @@
+import { type Command, InvalidArgumentError } from "commander";
+import { loadConfig } from "../config.js";
+import { billingPeriodAt } from "../domain/billing-period.js";
+import type { Plan } from "../domain/plan.js";
+import { createPlanService } from "../services/plans.js";
+import type { PlanChanges } from "../store/plan-store.js";
+import { parseInteger } from "./parse.js";
+import { withStores } from "./with-stores.js";
+
+function parseOnOff(value: string): boolean {
+  if (value !== "on" && value !== "off") throw new InvalidArgumentError("must be on or off.");
+  return value === "on";
+}
+
+function parseCount(value: string): number | null {
+  return value === "default" ? null : parseInteger(value);
+}
+
+function parseAnchor(value: string): number | null {
+  if (value === "default") return null;
+  // RFC 3339 with an explicit offset or Z, so that no local time zone sneaks in.
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value)
+    ? Date.parse(value)
+    : NaN;
+  if (Number.isNaN(ms))
+    throw new InvalidArgumentError("must be an RFC 3339 time such as 2026-01-31T00:00:00Z.");
+  return ms;
+}
+
+interface PlanOptions {
+  org: string;
+  imageCredits?: number | null;
+  overages?: boolean;
+  periodAnchor?: number | null;
+  maxBatchSize?: number | null;
+  proxies?: boolean;
+  storageDestinations?: boolean;
+  json?: boolean;
+}
+
+/** The plan as `org plan --json` prints it (DESIGN.md section 10). */
+function planJson(plan: Plan) {
+  return {
+    image_credits: plan.imageCredits,
+    overages: plan.overages,
+    period_anchor: new Date(plan.periodAnchor).toISOString(),
+    max_batch_size: plan.maxBatchSize,
+    proxies: plan.proxies,
+    storage_destinations: plan.storageDestinations,
+  };
+}
+
+/** `latchkey org plan`: shows an organization's plan and, with flags, changes it. */
+export function registerOrgPlanCommand(org: Command): void {
+  org
+    .command("plan")
+    .description("Show or change an organization's plan; the next request on every node uses the change.")
+    .requiredOption("--org <id>", "organization id (org_...)")
+    .option("--image-credits <n>", "image credits per billing period, or 'default'", parseCount)
+    .option("--overages <on|off>", "allow and record consumption past the allowance", parseOnOff)
+    .option("--period-anchor <time>", "RFC 3339 anchor of the monthly periods, or 'default'", parseAnchor)
+    .option("--max-batch-size <n>", "largest batch (0 = no batching), or 'default'", parseCount)
+    .option("--proxies <on|off>", "whether the plan includes proxies", parseOnOff)
+    .option("--storage-destinations <on|off>", "whether the plan includes storage destinations", parseOnOff)
+    .option("--json", "print the resulting plan as JSON")
+    .action(async (options: PlanOptions) => {
+      const config = loadConfig();
+      const changes: PlanChanges = {};
+      if (options.imageCredits !== undefined) changes.imageCredits = options.imageCredits;
+      if (options.overages !== undefined) changes.overages = options.overages;
+      if (options.periodAnchor !== undefined) changes.periodAnchor = options.periodAnchor;
+      if (options.maxBatchSize !== undefined) changes.maxBatchSize = options.maxBatchSize;
+      if (options.proxies !== undefined) changes.proxies = options.proxies;
+      if (options.storageDestinations !== undefined)
+        changes.storageDestinations = options.storageDestinations;
+      const plan = await withStores((stores) =>
+        createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }).change(
+          options.org,
+          changes,
+        ),
+      );
+      const json = planJson(plan);
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+        return;
+      }
+      const period = billingPeriodAt(plan.periodAnchor, Date.now());
+      const onOff = (value: boolean) => (value ? "on" : "off");
+      process.stdout.write(
+        `Plan of ${options.org}:\n` +
+          `  image credits:        ${json.image_credits} per billing period (overages ${onOff(plan.overages)})\n` +
+          `  period anchor:        ${json.period_anchor}\n` +
+          `  current period:       ${new Date(period.start).toISOString()} to ${new Date(period.end).toISOString()}\n` +
+          `  max batch size:       ${json.max_batch_size}\n` +
+          `  proxies:              ${onOff(plan.proxies)}\n` +
+          `  storage destinations: ${onOff(plan.storageDestinations)}\n`,
+      );
+    });
+}

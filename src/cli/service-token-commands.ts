@@ -1,0 +1,82 @@
+import type { Command } from "commander";
+import { loadConfig } from "../config.js";
+import { systemClock } from "../domain/clock.js";
+import { createSecretHasher } from "../domain/credentials.js";
+import { createServiceTokenService, type ServiceTokenService } from "../services/service-tokens.js";
+import type { ServiceTokenRecord } from "../store/service-token-store.js";
+import { withStores } from "./with-stores.js";
+
+function withTokens<T>(work: (tokens: ServiceTokenService) => Promise<T>): Promise<T> {
+  return withStores((stores) =>
+    work(
+      createServiceTokenService({
+        store: stores.serviceTokens,
+        hasher: createSecretHasher(loadConfig().secretPepper),
+        clock: systemClock,
+      }),
+    ),
+  );
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function toJson(record: ServiceTokenRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    created_at: iso(record.createdAt),
+    revoked_at: iso(record.revokedAt),
+  };
+}
+
+/** `latchkey service-token create|list|revoke`: tokens the platform's services send to authorize. */
+export function registerServiceTokenCommands(program: Command): void {
+  const tokens = program
+    .command("service-token")
+    .description("Manage the service tokens platform services use for /v1/authorize and /v1/forward-auth.");
+
+  tokens
+    .command("create")
+    .description("Create a service token and print it (only this once).")
+    .requiredOption("--name <name>", "what the token is for, e.g. the service that holds it")
+    .option("--json", 'print {"id", "name", "token"}')
+    .action(async (options: { name: string; json?: boolean }) => {
+      const { record, token } = await withTokens((service) => service.create(options.name));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, token }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(
+        `Created service token ${record.id} (${record.name}); store it now, it is not shown again:\n` +
+          `  ${token}\nSend it as X-Latchkey-Service-Token.\n`,
+      );
+    });
+
+  tokens
+    .command("list")
+    .description("List service tokens (never the tokens themselves).")
+    .option("--json", "print a JSON array")
+    .action(async (options: { json?: boolean }) => {
+      const records = await withTokens((service) => service.list());
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(records.map(toJson), null, 2)}\n`);
+        return;
+      }
+      if (records.length === 0) process.stdout.write("No service tokens.\n");
+      for (const record of records) {
+        const state = record.revokedAt === null ? "active" : `revoked ${iso(record.revokedAt)}`;
+        process.stdout.write(
+          `${record.id}  ${record.name.padEnd(24)} created ${iso(record.createdAt)}  ${state}\n`,
+        );
+      }
+    });
+
+  tokens
+    .command("revoke")
+    .description("Revoke a service token; every node refuses it from the next request on.")
+    .argument("<id>", "the token's id (stk_...)")
+    .action(async (id: string) => {
+      await withTokens((service) => service.revoke(id));
+      process.stdout.write(`Revoked service token ${id}.\n`);
+    });
+}

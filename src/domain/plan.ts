@@ -1,0 +1,45 @@
+import type { Permission } from "./permissions.js";
+
+/** An organization's plan: what it may consume and which resource families it may use. */
+export interface Plan {
+  /** Image credits per billing period. */
+  imageCredits: number;
+  /** When on, consumption past the allowance is allowed and recorded instead of refused. */
+  overages: boolean;
+  /** Epoch milliseconds the monthly billing periods are anchored at. */
+  periodAnchor: number;
+  /** Largest batch of images one request may create; 0 means no batching. */
+  maxBatchSize: number;
+  /** Whether the plan includes proxies. */
+  proxies: boolean;
+  /** Whether the plan includes storage destinations. */
+  storageDestinations: boolean;
+}
+
+/** Resource families a plan can switch off (DESIGN.md section 11). */
+export type PlanFeature = "proxies" | "storageDestinations";
+
+/** The plan feature an operation's permission belongs to, if that family is one a plan can exclude. */
+export function planFeatureOf(permission: Permission): PlanFeature | undefined {
+  if (permission.startsWith("proxies:")) return "proxies";
+  if (permission.startsWith("storage_destinations:")) return "storageDestinations";
+  return undefined;
+}
+
+const FEATURE_NAMES: Record<PlanFeature, string> = {
+  proxies: "proxies",
+  storageDestinations: "storage destinations",
+};
+
+export function planRestrictedMessage(feature: PlanFeature): string {
+  return `This organization's plan does not include ${FEATURE_NAMES[feature]}. Contact support to change the plan.`;
+}
+
+/** The plan-limit 429 message (DESIGN.md section 10): what is used, when it resets, that waiting won't help. */
+export function planLimitMessage(used: number, allowed: number, requested: number, resetsAt: number): string {
+  return (
+    `Plan limit exceeded: ${used} of ${allowed} image credits of this billing period are used, ` +
+    `and this request needs ${requested}. Credits reset at ${new Date(resetsAt).toISOString()}; ` +
+    "waiting a minute does not restore credits. Upgrade the plan or turn on overages to continue."
+  );
+}

@@ -1,0 +1,138 @@
+import { isPermission, type Permission } from "./permissions.js";
+import { isRateLimitGroup, type RateLimitGroup } from "./rate-limit-groups.js";
+
+/** One entry of the forward-auth route table (LATCHKEY_ROUTES). */
+export interface ForwardRoute {
+  /** HTTP method, upper case, or `*` for any. */
+  method: string;
+  /** Path pattern: `*` matches within one segment, `**` across segments. */
+  path: string;
+  permission: Permission;
+  group?: RateLimitGroup | undefined;
+  credits?: number | undefined;
+}
+
+/** A compiled route table: the first matching route wins. */
+export interface RouteTable {
+  readonly routes: readonly ForwardRoute[];
+  match(method: string, path: string): ForwardRoute | undefined;
+}
+
+const MEMBERS = new Set(["method", "path", "permission", "group", "credits"]);
+
+function lineOf(text: string, offset: number): number {
+  return text.slice(0, offset).split("\n").length;
+}
+
+/** Offsets of the top-level array's elements, so a bad entry can be reported by its line. */
+function elementOffsets(text: string): number[] {
+  const offsets: number[] = [];
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    if (c === "{" || c === "[") {
+      if (depth === 1) offsets.push(i);
+      depth++;
+    } else if (c === "}" || c === "]") depth--;
+  }
+  return offsets;
+}
+
+function compile(pattern: string): RegExp {
+  const source = pattern
+    .split(/(\*\*|\*)/)
+    .map((part) =>
+      part === "**" ? ".*" : part === "*" ? "[^/]*" : part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"),
+    )
+    .join("");
+  return new RegExp(`^${source}$`);
+}
+
+function checkRoute(entry: unknown): string | ForwardRoute {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return "is not an object";
+  const route = entry as Record<string, unknown>;
+  const unknown = Object.keys(route).filter((name) => !MEMBERS.has(name));
+  if (unknown.length > 0) return `has unknown member(s) ${unknown.join(", ")}`;
+  const { method = "*", path, permission, group, credits } = route;
+  if (typeof method !== "string" || !/^(\*|[A-Za-z]+)$/.test(method)) return 'has a bad "method"';
+  if (typeof path !== "string" || !path.startsWith("/")) return 'needs a "path" starting with /';
+  if (typeof permission !== "string" || !isPermission(permission)) {
+    return `has an unknown "permission" ${JSON.stringify(permission)}`;
+  }
+  if (group !== undefined && (typeof group !== "string" || !isRateLimitGroup(group))) {
+    return `has an unknown "group" ${JSON.stringify(group)}`;
+  }
+  if (credits !== undefined && !(Number.isInteger(credits) && (credits as number) >= 1)) {
+    return 'has "credits" that is not a whole number >= 1';
+  }
+  return { method: method.toUpperCase(), path, permission, group, credits: credits as number | undefined };
+}
+
+/**
+ * Parses the route table's JSON text. Every problem is reported with the line it is on, so an
+ * operator can fix the file; the server refuses to start on any of them.
+ */
+export function parseRouteTable(text: string, source = "routes file"): RouteTable {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const position = /position (\d+)/.exec(String(error))?.[1];
+    const where = position === undefined ? "" : ` on line ${lineOf(text, Number(position))}`;
+    throw new Error(`${source}: not valid JSON${where}: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new Error(`${source}: must be a JSON array of routes (line 1).`);
+  const offsets = elementOffsets(text);
+  const routes = parsed.map((entry, index) => {
+    const checked = checkRoute(entry);
+    if (typeof checked === "string") {
+      throw new Error(
+        `${source}: route ${index + 1} on line ${lineOf(text, offsets[index] ?? 0)} ${checked}.`,
+      );
+    }
+    return checked;
+  });
+  const compiled = routes.map((route) => ({ route, pattern: compile(route.path) }));
+  return {
+    routes,
+    match(method, path) {
+      const upper = method.toUpperCase();
+      return compiled.find(
+        ({ route, pattern }) => (route.method === "*" || route.method === upper) && pattern.test(path),
+      )?.route;
+    },
+  };
+}
+
+/** The empty table: every forward-auth request is `no_route` until routes are configured. */
+export const EMPTY_ROUTE_TABLE: RouteTable = parseRouteTable("[]");
+
+/**
+ * The path of a forwarded URI as the upstream will see it: query dropped, percent-escapes decoded.
+ * Returns undefined for a path that could mean something else upstream (an encoded `/`, a `.` or `..`
+ * segment, a bad escape), so that no route is matched on a disguised path.
+ */
+export function normalizeForwardedPath(uri: string): string | undefined {
+  const raw = uri.split(/[?#]/)[0] ?? "";
+  if (!raw.startsWith("/")) return undefined;
+  const segments = raw.split("/");
+  const decoded: string[] = [];
+  for (const segment of segments) {
+    let value: string;
+    try {
+      value = decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+    if (value.includes("/") || value === "." || value === "..") return undefined;
+    decoded.push(value);
+  }
+  return decoded.join("/");
+}

@@ -1,0 +1,41 @@
+import type { ManagementDecision } from "../ratelimit/management-rate-limit.js";
+import type { AccessDecision } from "../services/access-decision.js";
+
+/** Where a decision is relayed: MCP errors carry no rate-limit headers (spec, "MCP tools"). */
+export type Protocol = "rest" | "mcp";
+
+export const WWW_AUTHENTICATE = 'Basic realm="latchkey", charset="UTF-8"';
+
+/** `RateLimit-Policy` and `RateLimit` (DESIGN.md section 6), with `t=` seconds until a slot frees. */
+export function rateLimitHeaders(decision: ManagementDecision): Record<string, string> {
+  const remaining = decision.type === "allow" ? decision.remaining : 0;
+  const reset = decision.type === "allow" ? decision.resetSeconds : decision.retryAfterSeconds;
+  return {
+    "RateLimit-Policy": `"${decision.group}";q=${decision.quota};w=${decision.windowSeconds}`,
+    RateLimit: `"${decision.group}";r=${remaining};t=${reset}`,
+  };
+}
+
+/**
+ * Every header a decision gives the caller, as a platform or gateway relays them: the group's
+ * rate-limit headers (and `Retry-After` on its 429), the `x-renders-*` credit headers (also on the
+ * plan-limit 429, with consumed 0), and `WWW-Authenticate` on a 401.
+ */
+export function decisionHeaders(
+  decision: AccessDecision,
+  protocol: Protocol = "rest",
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (decision.rateLimit && protocol === "rest") {
+    Object.assign(headers, rateLimitHeaders(decision.rateLimit));
+    if (decision.rateLimit.type === "deny")
+      headers["Retry-After"] = String(decision.rateLimit.retryAfterSeconds);
+  }
+  if (decision.credits) {
+    headers["x-renders-allowed"] = String(decision.credits.allowance);
+    headers["x-renders-consumed"] = String(decision.credits.consumed);
+    headers["x-renders-used"] = String(decision.credits.used);
+  }
+  if (decision.error?.code === "unauthorized") headers["WWW-Authenticate"] = WWW_AUTHENTICATE;
+  return headers;
+}

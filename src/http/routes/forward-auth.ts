@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
+import { invalidRequest, LatchkeyError } from "../../domain/errors.js";
+import { normalizeForwardedPath, type RouteTable } from "../../domain/route-table.js";
+import type { AccessControl } from "../../services/access-decision.js";
+import type { ServiceTokenService } from "../../services/service-tokens.js";
+import { decisionHeaders } from "../decision-headers.js";
+import { sendError } from "../error-handler.js";
+import { sendNoStore } from "../no-store.js";
+import { serviceTokenGuard } from "../service-token-guard.js";
+
+// Gateways differ in the method of their auth subrequest: Caddy and Traefik send GET, nginx and Envoy
+// may send the original method. Every method is served the same way.
+const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+function header(request: FastifyRequest, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = request.headers[name];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return undefined;
+}
+
+/** The original request, as the gateway describes it in its headers. */
+function originalRequest(request: FastifyRequest): { method: string; path: string } {
+  const method = header(request, "x-forwarded-method", "x-original-method") ?? request.method;
+  const uri = header(request, "x-forwarded-uri", "x-original-uri");
+  if (!uri) {
+    throw invalidRequest("Forward-auth needs the original URI in X-Forwarded-Uri (or X-Original-URI).");
+  }
+  const path = normalizeForwardedPath(uri);
+  if (path === undefined) {
+    throw invalidRequest(
+      "The original URI's path is not a plain path (encoded '/', '.' or '..' segments, or a bad escape).",
+    );
+  }
+  return { method, path };
+}
+
+/**
+ * `/v1/forward-auth`: a gateway's auth subrequest (Caddy `forward_auth`, Traefik `ForwardAuth`, Envoy
+ * `ext_authz`, nginx `auth_request`). Allowed: 200, empty body, the decision's headers plus the
+ * organization and key for the upstream. Refused: the decision's status, headers and error body, which
+ * the gateway passes to the caller.
+ */
+export async function forwardAuthRoutes(
+  app: FastifyInstance,
+  options: { access: AccessControl; serviceTokens: ServiceTokenService; routes: RouteTable },
+): Promise<void> {
+  const { access, routes } = options;
+  sendNoStore(app);
+  // The original request's body, if a gateway forwards it, is not latchkey's to parse: any content
+  // type is accepted and the body is drained unread.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, payload, done) => {
+    payload.resume();
+    payload.on("end", () => done(null, undefined));
+    payload.on("error", done);
+  });
+
+  app.route({
+    method: METHODS,
+    url: "/v1/forward-auth",
+    onRequest: serviceTokenGuard(options.serviceTokens),
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      const { method, path } = originalRequest(request);
+      const route = routes.match(method, path);
+      if (!route) throw new LatchkeyError("no_route", `No route of the table matches ${method} ${path}.`);
+      const decision = await access.decide({
+        authorization: request.headers.authorization,
+        permission: route.permission,
+        group: route.group,
+        credits: route.credits,
+      });
+      reply.headers(decisionHeaders(decision));
+      if (!decision.allowed) return sendError(reply, decision.error);
+      reply.header("X-Latchkey-Organization-Id", decision.caller.orgId);
+      reply.header("X-Latchkey-Key-Id", decision.caller.id);
+      return reply.code(200).send();
+    },
+  });
+}

@@ -1,0 +1,125 @@
+import type { SecretHasher } from "../domain/credentials.js";
+import { LatchkeyError } from "../domain/errors.js";
+import { grantAllows, type Permission } from "../domain/permissions.js";
+import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
+import { type RateLimitGroup, rateLimitMessage } from "../domain/rate-limit-groups.js";
+import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
+import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import { authenticate } from "./authenticate.js";
+import type { CreditLedger, CreditOutcome } from "./credits.js";
+import { missingPermission } from "./operations.js";
+import type { PlanService } from "./plans.js";
+
+/** What a caller wants to do: the question REST, MCP, authorize and forward-auth all ask. */
+export interface AccessRequest {
+  /** The `Authorization` header the caller sent, verbatim; null, undefined or "" when it sent none. */
+  authorization: string | null | undefined;
+  /** The permission the operation needs. */
+  permission: Permission;
+  /** The management operation group it counts against, if any. */
+  group?: RateLimitGroup | undefined;
+  /** Image credits it consumes, if any (a whole number >= 1). */
+  credits?: number | undefined;
+}
+
+interface DecisionParts {
+  /** The authenticated key; null when authentication failed. */
+  caller: ApiKeyRecord | null;
+  /** The group's rate-limit outcome, when a group was asked for and the check was reached. */
+  rateLimit: ManagementDecision | null;
+  /** The credit outcome, when credits were asked for and the check was reached. */
+  credits: CreditOutcome | null;
+}
+
+/** The answer: allowed with the caller, or refused with the error to relay. */
+export type AccessDecision = DecisionParts &
+  ({ allowed: true; caller: ApiKeyRecord; error: null } | { allowed: false; error: LatchkeyError });
+
+/** The one access decision (DESIGN.md sections 4 and 10). Nothing else checks credentials or limits. */
+export interface AccessControl {
+  decide(request: AccessRequest): Promise<AccessDecision>;
+}
+
+export interface AccessControlDeps {
+  keys: KeyStore;
+  hasher: SecretHasher;
+  rateLimit: ManagementRateLimit;
+  plans: PlanService;
+  credits: CreditLedger;
+}
+
+/**
+ * Checks, in this order, and stops at the first refusal: credentials (401) -> permission (403
+ * `missing_permission`) -> plan feature (403 `plan_restricted`) -> group rate limit (429
+ * `rate_limited`; the slot is taken when admitted) -> credits (429 `plan_limit_exceeded`; consumed only
+ * when allowed). The plan is read only when a credit or a plan-gated family is involved.
+ */
+export function createAccessControl(deps: AccessControlDeps): AccessControl {
+  const { keys, hasher, rateLimit, plans, credits: ledger } = deps;
+
+  async function authenticated(
+    authorization: string | null | undefined,
+  ): Promise<ApiKeyRecord | LatchkeyError> {
+    try {
+      return await authenticate(authorization ?? undefined, keys, hasher);
+    } catch (error) {
+      if (error instanceof LatchkeyError) return error;
+      throw error;
+    }
+  }
+
+  return {
+    async decide(request) {
+      const caller = await authenticated(request.authorization);
+      if (caller instanceof LatchkeyError) {
+        return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
+      }
+      const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
+        allowed: false,
+        error,
+        caller,
+        rateLimit: null,
+        credits: null,
+        ...parts,
+      });
+      if (!grantAllows(caller, request.permission)) return refuse(missingPermission(request.permission));
+
+      const feature = planFeatureOf(request.permission);
+      let plan: Plan | undefined;
+      if (feature || request.credits) plan = await plans.get(caller.orgId);
+      if (feature && plan && !plan[feature]) {
+        return refuse(new LatchkeyError("plan_restricted", planRestrictedMessage(feature)));
+      }
+
+      let limit: ManagementDecision | null = null;
+      if (request.group) {
+        limit = await rateLimit.consume(caller.orgId, request.group);
+        if (limit.type === "deny") {
+          const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds);
+          const error = new LatchkeyError("rate_limited", message, {
+            retryAfterSeconds: limit.retryAfterSeconds,
+          });
+          return refuse(error, { rateLimit: limit });
+        }
+      }
+
+      let outcome: CreditOutcome | null = null;
+      if (request.credits && plan) {
+        outcome = await ledger.consume(caller.orgId, plan, request.credits);
+        if (!outcome.allowed) {
+          const message = planLimitMessage(
+            outcome.used,
+            outcome.allowance,
+            outcome.requested,
+            outcome.resetsAt,
+          );
+          return refuse(new LatchkeyError("plan_limit_exceeded", message), {
+            rateLimit: limit,
+            credits: outcome,
+          });
+        }
+      }
+      return { allowed: true, error: null, caller, rateLimit: limit, credits: outcome };
+    },
+  };
+}

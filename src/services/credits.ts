@@ -1,0 +1,54 @@
+import { billingPeriodAt } from "../domain/billing-period.js";
+import type { Clock } from "../domain/clock.js";
+import type { Plan } from "../domain/plan.js";
+import type { PlanStore } from "../store/plan-store.js";
+
+const HOUR_MS = 3_600_000;
+
+/** The outcome of consuming image credits: what the `x-renders-*` headers and the 429 report. */
+export interface CreditOutcome {
+  /** Whether the credits were consumed (always, with overages on). */
+  allowed: boolean;
+  /** Credits the plan allows per billing period. */
+  allowance: number;
+  /** Credits this request consumed: the request's credits, or 0 when refused. */
+  consumed: number;
+  /** Credits requested. */
+  requested: number;
+  /** Credits used in the current period after this request. */
+  used: number;
+  /** End of the current billing period (epoch ms), when credits are restored. */
+  resetsAt: number;
+}
+
+/** Image credits, counted in the database per billing period. */
+export interface CreditLedger {
+  /** Consumes `credits` in the billing period of now, unless that would pass the plan's allowance. */
+  consume(orgId: string, plan: Plan, credits: number): Promise<CreditOutcome>;
+}
+
+export function createCreditLedger(store: PlanStore, clock: Clock): CreditLedger {
+  return {
+    async consume(orgId, plan, credits) {
+      const now = clock.now();
+      const period = billingPeriodAt(plan.periodAnchor, now);
+      const result = await store.consumeCredits({
+        orgId,
+        periodStart: period.start,
+        periodEnd: period.end,
+        credits,
+        allowance: plan.imageCredits,
+        overages: plan.overages,
+        hourStart: Math.floor(now / HOUR_MS) * HOUR_MS,
+      });
+      return {
+        allowed: result.consumed,
+        allowance: plan.imageCredits,
+        consumed: result.consumed ? credits : 0,
+        requested: credits,
+        used: result.used,
+        resetsAt: period.end,
+      };
+    },
+  };
+}

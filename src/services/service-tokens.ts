@@ -1,0 +1,74 @@
+import type { Clock } from "../domain/clock.js";
+import {
+  hasValidServiceTokenChecksum,
+  newServiceToken,
+  newServiceTokenId,
+  type SecretHasher,
+} from "../domain/credentials.js";
+import { LatchkeyError } from "../domain/errors.js";
+import type { ServiceTokenRecord, ServiceTokenStore } from "../store/service-token-store.js";
+
+/** The header platform services send their token in. */
+export const SERVICE_TOKEN_HEADER = "x-latchkey-service-token";
+
+export function invalidServiceToken(): LatchkeyError {
+  return new LatchkeyError(
+    "invalid_service_token",
+    "This endpoint is for the platform's services: send a valid, unrevoked service token in X-Latchkey-Service-Token.",
+  );
+}
+
+// A value no token hash can equal: a well-formed but unknown token still pays for one comparison.
+const DECOY_HASH = "0".repeat(64);
+
+/** Service tokens: created and revoked by the operator, checked on every authorize and forward-auth. */
+export interface ServiceTokenService {
+  /** Creates a token; the token itself is returned here and never again. */
+  create(name: string): Promise<{ record: ServiceTokenRecord; token: string }>;
+  list(): Promise<ServiceTokenRecord[]>;
+  /** Revokes a token; throws not_found for an unknown id. Takes effect on the next request everywhere. */
+  revoke(id: string): Promise<void>;
+  /** Resolves the token presented in the header, or throws `invalid_service_token`. */
+  verify(presented: string | string[] | undefined): Promise<ServiceTokenRecord>;
+}
+
+export function createServiceTokenService(deps: {
+  store: ServiceTokenStore;
+  hasher: SecretHasher;
+  clock: Clock;
+}): ServiceTokenService {
+  const { store, hasher, clock } = deps;
+  return {
+    async create(name) {
+      const token = newServiceToken();
+      const record: ServiceTokenRecord = {
+        id: newServiceTokenId(),
+        name,
+        tokenHash: hasher.hash(token),
+        createdAt: clock.now(),
+        revokedAt: null,
+      };
+      await store.insertServiceToken(record);
+      return { record, token };
+    },
+
+    list: () => store.listServiceTokens(),
+
+    async revoke(id) {
+      if (!(await store.revokeServiceToken(id, clock.now()))) {
+        throw new LatchkeyError("not_found", `No service token with id "${id}".`);
+      }
+    },
+
+    async verify(presented) {
+      // The checksum rejects typos and customer secrets (lksk_...) without a database read.
+      if (typeof presented !== "string" || !hasValidServiceTokenChecksum(presented))
+        throw invalidServiceToken();
+      // Always read the database, never a cache, so a revocation is seen on the next request on every node.
+      const record = await store.findServiceTokenByHash(hasher.hash(presented));
+      const matches = hasher.matches(presented, record?.tokenHash ?? DECOY_HASH);
+      if (!record || !matches || record.revokedAt !== null) throw invalidServiceToken();
+      return record;
+    },
+  };
+}

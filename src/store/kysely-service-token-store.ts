@@ -1,0 +1,55 @@
+import { CompiledQuery, type Kysely } from "kysely";
+import type { Database, ServiceTokensTable } from "./schema.js";
+import type { ServiceTokenRecord, ServiceTokenStore } from "./service-token-store.js";
+
+function rowToRecord(row: ServiceTokensTable): ServiceTokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    tokenHash: row.token_hash,
+    createdAt: Number(row.created_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  };
+}
+
+export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceTokenStore {
+  // Read on every authorize and forward-auth request: compiled once, like the key reads.
+  const byHash = db.selectFrom("service_tokens").selectAll().where("token_hash", "=", "").compile().sql;
+  return {
+    async insertServiceToken(token) {
+      await db
+        .insertInto("service_tokens")
+        .values({
+          id: token.id,
+          name: token.name,
+          token_hash: token.tokenHash,
+          created_at: token.createdAt,
+          revoked_at: token.revokedAt,
+        })
+        .execute();
+    },
+
+    async findServiceTokenByHash(tokenHash) {
+      const { rows } = await db.executeQuery<ServiceTokensTable>(CompiledQuery.raw(byHash, [tokenHash]));
+      return rows[0] && rowToRecord(rows[0]);
+    },
+
+    async listServiceTokens() {
+      const rows = await db.selectFrom("service_tokens").selectAll().orderBy("created_at").execute();
+      return rows.map(rowToRecord);
+    },
+
+    async revokeServiceToken(id, at) {
+      const existing = await db
+        .selectFrom("service_tokens")
+        .select("revoked_at")
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (!existing) return false;
+      if (existing.revoked_at === null) {
+        await db.updateTable("service_tokens").set({ revoked_at: at }).where("id", "=", id).execute();
+      }
+      return true;
+    },
+  };
+}

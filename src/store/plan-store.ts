@@ -1,0 +1,66 @@
+/** An organization's plan as stored: null members fall back to the deployment's defaults. */
+export interface StoredPlan {
+  /** Image credits per billing period, or null for the default. */
+  imageCredits: number | null;
+  /** Whether overages are on, or null for the default (off). */
+  overages: boolean | null;
+  /** Anchor of the monthly periods (epoch ms), or null for the organization's creation time. */
+  periodAnchor: number | null;
+  /** Largest batch, or null for the default (0). */
+  maxBatchSize: number | null;
+  /** Whether proxies are included, or null for the default (on). */
+  proxies: boolean | null;
+  /** Whether storage destinations are included, or null for the default (on). */
+  storageDestinations: boolean | null;
+  /** The organization's creation time (epoch ms), the default anchor. */
+  organizationCreatedAt: number;
+}
+
+/** The settings an operator can change; each present member is written, `null` restores the default. */
+export type PlanChanges = Partial<Omit<StoredPlan, "organizationCreatedAt">>;
+
+/** One attempt to consume credits in the billing period that contains the request. */
+export interface CreditConsumption {
+  orgId: string;
+  /** The billing period `[start, end)` the consumption belongs to. */
+  periodStart: number;
+  periodEnd: number;
+  /** Credits the request needs (>= 1). */
+  credits: number;
+  /** Credits the plan allows per period. */
+  allowance: number;
+  /** Whether consumption past the allowance is allowed (and recorded). */
+  overages: boolean;
+  /** Start of the UTC hour of the request, for the usage history. */
+  hourStart: number;
+}
+
+/** What the conditional update did: `used` is the period's total after it (before it, when refused). */
+export interface CreditResult {
+  consumed: boolean;
+  used: number;
+}
+
+/** A billing period's recorded consumption. */
+export interface CreditPeriodRow {
+  start: number;
+  end: number;
+  used: number;
+}
+
+/** Plans, credits and the usage history, in the database (never in Redis: credits are money). */
+export interface PlanStore {
+  /** The organization's plan settings, or undefined when there is no such organization. */
+  getPlan(orgId: string): Promise<StoredPlan | undefined>;
+  /** Writes the given plan settings. */
+  setPlan(orgId: string, changes: PlanChanges): Promise<void>;
+  /**
+   * Consumes credits with one atomic conditional update, and records them in the hourly usage in the
+   * same transaction: concurrent consumers at the boundary never exceed the allowance, on any node.
+   */
+  consumeCredits(consumption: CreditConsumption): Promise<CreditResult>;
+  /** The most recent `limit` billing periods with consumption, oldest first. */
+  creditPeriods(orgId: string, limit: number): Promise<CreditPeriodRow[]>;
+  /** Hourly consumption from `since` (epoch ms, inclusive), oldest first. */
+  usageHours(orgId: string, since: number): Promise<{ hourStart: number; images: number }[]>;
+}
