@@ -125,7 +125,13 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
       level: config.logLevel,
       // Credentials must never reach a log line, whatever a serializer or a debug session adds.
       redact: {
-        paths: ["req.headers.authorization", "headers.authorization", "authorization"],
+        paths: [
+          "req.headers.authorization",
+          "headers.authorization",
+          "authorization",
+          'req.headers["x-latchkey-service-token"]',
+          'headers["x-latchkey-service-token"]',
+        ],
         censor: "[redacted]",
       },
       ...(logStream ? { stream: logStream } : {}),

@@ -61,6 +61,24 @@ test("a whole session of requests logs no secret and no Authorization value", as
   await send({ method: "POST", url: "/v1/api-keys", headers: owner.headers, payload: "{not json" });
   await send({ method: "GET", url: "/v1/api-keys/key_0000000000000000000000", headers: owner.headers });
 
+  // The platform side: a service token and the customer's Authorization it relays, allowed and refused.
+  const { token } = await testApp.services.serviceTokens.create("image service");
+  secrets.add(token);
+  for (const serviceToken of [token, `${token.slice(0, -1)}x`]) {
+    await send({
+      method: "POST",
+      url: "/v1/authorize",
+      headers: { "x-latchkey-service-token": serviceToken },
+      payload: { authorization: owner.headers.authorization, permission: "images:create", credits: 1 },
+    });
+    await send({
+      method: "GET",
+      url: "/v1/forward-auth",
+      headers: { ...owner.headers, "x-latchkey-service-token": serviceToken, "x-forwarded-uri": "/v1/image" },
+    });
+  }
+  secrets.add(`${token.slice(0, -1)}x`);
+
   // 429s.
   const statuses = await repeat(testApp, 20, {
     method: "POST",
