@@ -49,12 +49,21 @@ export async function consumeCreditsPostgres(
   db: Kysely<Database>,
   c: CreditConsumption,
 ): Promise<CreditResult> {
-  const { rows } = await sql<{ used: number | string }>`with consumed as (${conditionalUpsert(c)}),
+  // A refusal reads the period's total in the same statement (as of the statement's start): the
+  // plan-limit answer needs no second round trip.
+  const { rows } = await sql<{
+    used: number | string;
+    consumed: number;
+  }>`with consumed as (${conditionalUpsert(c)}),
     recorded as (${recordUsage(c, sql`from consumed`)})
-    select used from consumed`.execute(db);
-  const consumed = rows[0];
-  if (consumed) return { consumed: true, used: Number(consumed.used) };
-  return { consumed: false, used: await usedNow(db, c) };
+    select used, 1 as consumed from consumed
+    union all
+    select used, 0 as consumed from credit_periods
+    where org_id = ${c.orgId} and period_start = ${c.periodStart} and not exists (select 1 from consumed)`.execute(
+    db,
+  );
+  const row = rows[0];
+  return { consumed: row?.consumed === 1, used: Number(row?.used ?? 0) };
 }
 
 /** SQLite (no data-modifying CTEs): the same two statements in one transaction of its single writer. */
