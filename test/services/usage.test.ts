@@ -1,4 +1,4 @@
-import { expect, test } from "vitest";
+import { expect, onTestFinished, test } from "vitest";
 import { fakeClock } from "../helpers/build-test-app.js";
 import { platformApp } from "../helpers/platform.js";
 
@@ -39,6 +39,14 @@ test("a fresh organization: no buckets, one billing period (the current one, wit
 });
 
 test("hour, day and month buckets are UTC interval starts over 72 hours, 60 days and 12 months", async () => {
+  // A local time zone 13:45 ahead of UTC must change nothing: every boundary is UTC.
+  const zone = process.env.TZ;
+  process.env.TZ = "Pacific/Chatham";
+  onTestFinished(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+  expect(new Date(Date.UTC(2026, 0, 1)).getHours()).not.toBe(0);
   const { consumeAt, usageAt } = await organizationSince("2025-01-15T12:00:00.000Z");
   // Just outside the 12 months (which start on 2025-04-01), then the first instant inside.
   await consumeAt("2025-03-31T23:59:59.999Z");
