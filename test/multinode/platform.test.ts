@@ -16,6 +16,9 @@ import { type NodeProcess, startNode } from "./node-processes.js";
  * schema (credits, keys, service tokens) and one Redis (group rate limits). Credits are exact across
  * them, and a revocation or a disable is seen by every node on its very next request.
  */
+// Each test runs the CLI as processes and sends bursts of requests: a loaded machine needs the margin.
+const PROCESS_TEST_MS = 90_000;
+
 describeWithServices(["postgres", "redis"], "the platform side on three nodes", (services) => {
   let schema: PostgresSchema;
   let nodes: NodeProcess[] = [];
@@ -93,118 +96,138 @@ describeWithServices(["postgres", "redis"], "the platform side on three nodes", 
     }
   }
 
-  test("200 concurrent consumers of 1 credit against 50, spread over three nodes: exactly 50 allowed", async () => {
-    const { orgId, authorization } = await newOrganization();
-    const { token } = await newServiceToken();
-    const replies = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        authorizeOver(node(i).baseUrl, token, { authorization, permission: "images:create", credits: 1 }),
-      ),
-    );
-    expect(replies.every((reply) => reply.status === 200)).toBe(true);
-    expect(tally(replies)).toEqual({ allowed: 50, plan_limit_exceeded: 150 });
-    const used = replies.filter((r) => r.body.allowed).map((r) => Number(r.body.headers["x-renders-used"]));
-    expect([...used].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(await stored(orgId)).toEqual({ used: 50, images: 50 });
-  });
+  test(
+    "200 concurrent consumers of 1 credit against 50, spread over three nodes: exactly 50 allowed",
+    async () => {
+      const { orgId, authorization } = await newOrganization();
+      const { token } = await newServiceToken();
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          authorizeOver(node(i).baseUrl, token, { authorization, permission: "images:create", credits: 1 }),
+        ),
+      );
+      expect(replies.every((reply) => reply.status === 200)).toBe(true);
+      expect(tally(replies)).toEqual({ allowed: 50, plan_limit_exceeded: 150 });
+      const used = replies.filter((r) => r.body.allowed).map((r) => Number(r.body.headers["x-renders-used"]));
+      expect([...used].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      expect(await stored(orgId)).toEqual({ used: 50, images: 50 });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  test("overages on: 200 concurrent consumers over three nodes are all allowed and all counted", async () => {
-    const { orgId, authorization } = await newOrganization();
-    const { token } = await newServiceToken();
-    await latchkey(["org", "plan", "--org", orgId, "--overages", "on"], cliEnv);
-    const replies = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        authorizeOver(node(i).baseUrl, token, { authorization, permission: "images:create", credits: 1 }),
-      ),
-    );
-    expect(tally(replies)).toEqual({ allowed: 200 });
-    expect(await stored(orgId)).toEqual({ used: 200, images: 200 });
-    const usage = await fetch(`${node(1).baseUrl}/v1/usage`, { headers: { authorization } });
-    const report = (await usage.json()) as { per_billing_period: { total_images: number }[] };
-    expect(report.per_billing_period.at(-1)?.total_images).toBe(200);
-  });
+  test(
+    "overages on: 200 concurrent consumers over three nodes are all allowed and all counted",
+    async () => {
+      const { orgId, authorization } = await newOrganization();
+      const { token } = await newServiceToken();
+      await latchkey(["org", "plan", "--org", orgId, "--overages", "on"], cliEnv);
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          authorizeOver(node(i).baseUrl, token, { authorization, permission: "images:create", credits: 1 }),
+        ),
+      );
+      expect(tally(replies)).toEqual({ allowed: 200 });
+      expect(await stored(orgId)).toEqual({ used: 200, images: 200 });
+      const usage = await fetch(`${node(1).baseUrl}/v1/usage`, { headers: { authorization } });
+      const report = (await usage.json()) as { per_billing_period: { total_images: number }[] };
+      expect(report.per_billing_period.at(-1)?.total_images).toBe(200);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  test("a group named in authorize is one allowance across the nodes (Redis): 30 at once, 20 admitted", async () => {
-    const { authorization } = await newOrganization();
-    const { token } = await newServiceToken();
-    const replies = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        authorizeOver(node(i).baseUrl, token, {
-          authorization,
-          permission: "proxies:create_update",
-          group: "proxy:write",
-        }),
-      ),
-    );
-    expect(tally(replies)).toEqual({ allowed: 20, rate_limited: 10 });
-  });
+  test(
+    "a group named in authorize is one allowance across the nodes (Redis): 30 at once, 20 admitted",
+    async () => {
+      const { authorization } = await newOrganization();
+      const { token } = await newServiceToken();
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          authorizeOver(node(i).baseUrl, token, {
+            authorization,
+            permission: "proxies:create_update",
+            group: "proxy:write",
+          }),
+        ),
+      );
+      expect(tally(replies)).toEqual({ allowed: 20, rate_limited: 10 });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  test("a revoked service token is refused on the very next request on every node", async () => {
-    const { authorization } = await newOrganization();
-    const { id, token } = await newServiceToken();
-    const ask = (n: NodeProcess) =>
-      authorizeOver(n.baseUrl, token, { authorization, permission: "images:read" });
-    for (const n of nodes) expect((await ask(n)).body.allowed).toBe(true);
-    const forward = (n: NodeProcess) =>
-      fetch(`${n.baseUrl}/v1/forward-auth`, {
-        headers: {
-          "x-latchkey-service-token": token,
-          "x-forwarded-method": "POST",
-          "x-forwarded-uri": "/v1/image",
-          authorization,
-        },
+  test(
+    "a revoked service token is refused on the very next request on every node",
+    async () => {
+      const { authorization } = await newOrganization();
+      const { id, token } = await newServiceToken();
+      const ask = (n: NodeProcess) =>
+        authorizeOver(n.baseUrl, token, { authorization, permission: "images:read" });
+      for (const n of nodes) expect((await ask(n)).body.allowed).toBe(true);
+      const forward = (n: NodeProcess) =>
+        fetch(`${n.baseUrl}/v1/forward-auth`, {
+          headers: {
+            "x-latchkey-service-token": token,
+            "x-forwarded-method": "POST",
+            "x-forwarded-uri": "/v1/image",
+            authorization,
+          },
+        });
+      for (const n of nodes) expect((await forward(n)).status).toBe(200);
+
+      await latchkey(["service-token", "revoke", id], cliEnv);
+      for (const n of nodes) {
+        const refused = await ask(n);
+        expect(refused.status).toBe(401);
+        expect(refused.body.code).toBe("invalid_service_token");
+        const gateway = await forward(n);
+        expect(gateway.status).toBe(401);
+        expect(((await gateway.json()) as { code: string }).code).toBe("invalid_service_token");
+      }
+      // Another token still works: the revocation touched only that one.
+      const other = await newServiceToken();
+      expect(
+        (await authorizeOver(node(0).baseUrl, other.token, { authorization, permission: "images:read" })).body
+          .allowed,
+      ).toBe(true);
+    },
+    PROCESS_TEST_MS,
+  );
+
+  test(
+    "a customer key disabled through one node is refused on the very next request on every node",
+    async () => {
+      const { authorization: owner } = await newOrganization();
+      const { token } = await newServiceToken();
+      const created = await fetch(`${node(0).baseUrl}/v1/api-keys`, {
+        method: "POST",
+        headers: { authorization: owner, "content-type": "application/json" },
+        body: JSON.stringify({ name: "worker", permissions: ["images:create"] }),
       });
-    for (const n of nodes) expect((await forward(n)).status).toBe(200);
+      const key = (await created.json()) as { id: string; api_id: string; api_key: string };
+      const authorization = basicAuth(key.api_id, key.api_key).authorization;
+      const ask = (n: NodeProcess) =>
+        authorizeOver(n.baseUrl, token, { authorization, permission: "images:create", credits: 1 });
+      for (const n of nodes) expect((await ask(n)).body.allowed).toBe(true);
 
-    await latchkey(["service-token", "revoke", id], cliEnv);
-    for (const n of nodes) {
-      const refused = await ask(n);
-      expect(refused.status).toBe(401);
-      expect(refused.body.code).toBe("invalid_service_token");
-      const gateway = await forward(n);
-      expect(gateway.status).toBe(401);
-      expect(((await gateway.json()) as { code: string }).code).toBe("invalid_service_token");
-    }
-    // Another token still works: the revocation touched only that one.
-    const other = await newServiceToken();
-    expect(
-      (await authorizeOver(node(0).baseUrl, other.token, { authorization, permission: "images:read" })).body
-        .allowed,
-    ).toBe(true);
-  });
-
-  test("a customer key disabled through one node is refused on the very next request on every node", async () => {
-    const { authorization: owner } = await newOrganization();
-    const { token } = await newServiceToken();
-    const created = await fetch(`${node(0).baseUrl}/v1/api-keys`, {
-      method: "POST",
-      headers: { authorization: owner, "content-type": "application/json" },
-      body: JSON.stringify({ name: "worker", permissions: ["images:create"] }),
-    });
-    const key = (await created.json()) as { id: string; api_id: string; api_key: string };
-    const authorization = basicAuth(key.api_id, key.api_key).authorization;
-    const ask = (n: NodeProcess) =>
-      authorizeOver(n.baseUrl, token, { authorization, permission: "images:create", credits: 1 });
-    for (const n of nodes) expect((await ask(n)).body.allowed).toBe(true);
-
-    const disabled = await fetch(`${node(1).baseUrl}/v1/api-keys/${key.id}`, {
-      method: "DELETE",
-      headers: { authorization: owner },
-    });
-    expect(disabled.status).toBe(204);
-    for (const n of nodes) {
-      const refused = await ask(n);
-      expect(refused.body).toMatchObject({ allowed: false, status: 401, key: null });
-      const gateway = await fetch(`${n.baseUrl}/v1/forward-auth`, {
-        headers: {
-          "x-latchkey-service-token": token,
-          "x-forwarded-method": "POST",
-          "x-forwarded-uri": "/v1/image",
-          authorization,
-        },
+      const disabled = await fetch(`${node(1).baseUrl}/v1/api-keys/${key.id}`, {
+        method: "DELETE",
+        headers: { authorization: owner },
       });
-      expect(gateway.status).toBe(401);
-      expect(gateway.headers.get("www-authenticate")).toContain("Basic");
-    }
-  });
+      expect(disabled.status).toBe(204);
+      for (const n of nodes) {
+        const refused = await ask(n);
+        expect(refused.body).toMatchObject({ allowed: false, status: 401, key: null });
+        const gateway = await fetch(`${n.baseUrl}/v1/forward-auth`, {
+          headers: {
+            "x-latchkey-service-token": token,
+            "x-forwarded-method": "POST",
+            "x-forwarded-uri": "/v1/image",
+            authorization,
+          },
+        });
+        expect(gateway.status).toBe(401);
+        expect(gateway.headers.get("www-authenticate")).toContain("Basic");
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 });
