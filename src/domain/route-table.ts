@@ -1,3 +1,4 @@
+import { jsonErrorOffset } from "./json-error-offset.js";
 import { isPermission, type Permission } from "./permissions.js";
 import { isRateLimitGroup, type RateLimitGroup } from "./rate-limit-groups.js";
 
@@ -24,23 +25,30 @@ function lineOf(text: string, offset: number): number {
   return text.slice(0, offset).split("\n").length;
 }
 
-/** Offsets of the top-level array's elements, so a bad entry can be reported by its line. */
+/** Offsets of the top-level array's elements (any JSON value), so a bad entry can be reported by its line. */
 function elementOffsets(text: string): number[] {
   const offsets: number[] = [];
   let depth = 0;
   let inString = false;
+  // True right after the top-level `[` or a top-level `,`: the next non-space character starts an element.
+  let expecting = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+    const c = text[i] as string;
     if (inString) {
       if (c === "\\") i++;
       else if (c === '"') inString = false;
       continue;
     }
+    if (expecting && depth === 1 && !" \t\n\r".includes(c)) {
+      offsets.push(i);
+      expecting = false;
+    }
     if (c === '"') inString = true;
-    if (c === "{" || c === "[") {
-      if (depth === 1) offsets.push(i);
+    else if (c === "{" || c === "[") {
       depth++;
+      if (depth === 1) expecting = true;
     } else if (c === "}" || c === "]") depth--;
+    else if (c === "," && depth === 1) expecting = true;
   }
   return offsets;
 }
@@ -84,8 +92,9 @@ export function parseRouteTable(text: string, source = "routes file"): RouteTabl
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const position = /position (\d+)/.exec(String(error))?.[1];
-    const where = position === undefined ? "" : ` on line ${lineOf(text, Number(position))}`;
+    // V8 names the position only for some errors; the scanner finds it for all of them.
+    const offset = jsonErrorOffset(text) ?? Number(/position (\d+)/.exec(String(error))?.[1] ?? 0);
+    const where = ` on line ${lineOf(text, offset)}`;
     throw new Error(`${source}: not valid JSON${where}: ${(error as Error).message}`);
   }
   if (!Array.isArray(parsed)) throw new Error(`${source}: must be a JSON array of routes (line 1).`);

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
+import { consumeCreditsPostgres, consumeCreditsSqlite } from "./consume-credits.js";
 import type { PlanChanges, PlanStore } from "./plan-store.js";
 import type { Database, OrganizationsTable } from "./schema.js";
 
@@ -23,8 +24,11 @@ function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
   return columns;
 }
 
-/** The PlanStore over Kysely: the same statements on SQLite and PostgreSQL. */
-export function createKyselyPlanStore(db: Kysely<Database>): PlanStore {
+/**
+ * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL, except the consumption,
+ * which is one statement on PostgreSQL (`postgres: true`).
+ */
+export function createKyselyPlanStore(db: Kysely<Database>, { postgres = false } = {}): PlanStore {
   return {
     async getPlan(orgId) {
       const row = await db
@@ -58,45 +62,7 @@ export function createKyselyPlanStore(db: Kysely<Database>): PlanStore {
       await db.updateTable("organizations").set(columns).where("id", "=", orgId).execute();
     },
 
-    async consumeCredits(c) {
-      return db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto("credit_periods")
-          .values({ org_id: c.orgId, period_start: c.periodStart, period_end: c.periodEnd, used: 0 })
-          .onConflict((oc) => oc.columns(["org_id", "period_start"]).doNothing())
-          .execute();
-        // The check and the increment are one statement: on PostgreSQL the row lock serializes
-        // concurrent consumers and the WHERE is re-evaluated against the committed total, so the
-        // allowance can never be passed by one credit; SQLite's single writer gives the same.
-        const consumed = await trx
-          .updateTable("credit_periods")
-          .set({ used: sql`used + ${c.credits}` })
-          .where("org_id", "=", c.orgId)
-          .where("period_start", "=", c.periodStart)
-          .where(c.overages ? sql<boolean>`1 = 1` : sql<boolean>`used + ${c.credits} <= ${c.allowance}`)
-          .returning("used")
-          .executeTakeFirst();
-        if (!consumed) {
-          const current = await trx
-            .selectFrom("credit_periods")
-            .select("used")
-            .where("org_id", "=", c.orgId)
-            .where("period_start", "=", c.periodStart)
-            .executeTakeFirst();
-          return { consumed: false, used: Number(current?.used ?? 0) };
-        }
-        await trx
-          .insertInto("usage_hours")
-          .values({ org_id: c.orgId, hour_start: c.hourStart, images: c.credits })
-          .onConflict((oc) =>
-            oc
-              .columns(["org_id", "hour_start"])
-              .doUpdateSet({ images: sql`usage_hours.images + ${c.credits}` }),
-          )
-          .execute();
-        return { consumed: true, used: Number(consumed.used) };
-      });
-    },
+    consumeCredits: (c) => (postgres ? consumeCreditsPostgres(db, c) : consumeCreditsSqlite(db, c)),
 
     async creditPeriods(orgId, limit) {
       const rows = await db

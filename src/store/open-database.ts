@@ -78,7 +78,7 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
   const keys = createKyselyKeyStore({ db, rowLocks: isPostgres });
   return {
     keys,
-    plans: createKyselyPlanStore(db),
+    plans: createKyselyPlanStore(db, { postgres: isPostgres }),
     serviceTokens: createKyselyServiceTokenStore(db),
     close: () => keys.close(),
   };

@@ -35,7 +35,7 @@ export interface CreditConsumption {
   hourStart: number;
 }
 
-/** What the conditional update did: `used` is the period's total after it (before it, when refused). */
+/** What the conditional upsert did: `used` is the period's total after it (before it, when refused). */
 export interface CreditResult {
   consumed: boolean;
   used: number;
@@ -55,7 +55,7 @@ export interface PlanStore {
   /** Writes the given plan settings. */
   setPlan(orgId: string, changes: PlanChanges): Promise<void>;
   /**
-   * Consumes credits with one atomic conditional update, and records them in the hourly usage in the
+   * Consumes credits with one atomic conditional upsert, and records them in the hourly usage in the
    * same transaction: concurrent consumers at the boundary never exceed the allowance, on any node.
    */
   consumeCredits(consumption: CreditConsumption): Promise<CreditResult>;

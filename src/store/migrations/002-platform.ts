@@ -22,7 +22,7 @@ export const platform: Migration = {
     ] as const) {
       await db.schema.alterTable("organizations").addColumn(column, type).execute();
     }
-    // One row per organization and billing period; `used` is changed only by one conditional update.
+    // One row per organization and billing period; `used` is changed only by one conditional upsert.
     await db.schema
       .createTable("credit_periods")
       .addColumn("org_id", "text", (col) => col.notNull().references("organizations.id"))

@@ -1,0 +1,135 @@
+import { describe, expect, test } from "vitest";
+import { normalizeForwardedPath, parseRouteTable } from "../../src/domain/route-table.js";
+
+describe("parseRouteTable: a bad file is refused with the line to fix", () => {
+  test.each([
+    [
+      "an unknown permission",
+      '[\n  { "path": "/a", "permission": "images:read" },\n  { "path": "/b", "permission": "images:fly" }\n]',
+      /route 2 on line 3 has an unknown "permission" "images:fly"/,
+    ],
+    [
+      "an unknown group",
+      '[\n  {\n    "path": "/a",\n    "permission": "proxies:read",\n    "group": "proxies:read"\n  }\n]',
+      /route 1 on line 2 has an unknown "group" "proxies:read"/,
+    ],
+    [
+      "credits 0",
+      '[{ "path": "/a", "permission": "images:create", "credits": 0 }]',
+      /route 1 on line 1 has "credits" that is not a whole number >= 1/,
+    ],
+    [
+      "credits 1.5",
+      '[\n\n{ "path": "/a", "permission": "images:create", "credits": 1.5 }]',
+      /route 1 on line 3 has "credits"/,
+    ],
+    [
+      "credits as a string",
+      '[{ "path": "/a", "permission": "images:create", "credits": "1" }]',
+      /has "credits"/,
+    ],
+    [
+      "an unknown member",
+      '[\n{ "path": "/a", "permission": "images:create", "credit": 1 }]',
+      /route 1 on line 2 has unknown member\(s\) credit/,
+    ],
+    [
+      "a path not starting with /",
+      '[{ "path": "v1/a", "permission": "images:read" }]',
+      /"path" starting with \//,
+    ],
+    ["a missing path", '[{ "permission": "images:read" }]', /"path" starting with \//],
+    ["a bad method", '[{ "method": "GET POST", "path": "/a", "permission": "images:read" }]', /bad "method"/],
+    ["not an array", '{ "path": "/a", "permission": "images:read" }', /must be a JSON array/],
+    [
+      "a trailing comma",
+      '[\n  { "path": "/a", "permission": "images:read" },\n]',
+      /routes\.json: not valid JSON on line 3/,
+    ],
+    ["an unclosed array", '[\n  { "path": "/a", "permission": "images:read" }\n', /not valid JSON on line 3/],
+  ])("%s", (_label, text, message) => {
+    expect(() => parseRouteTable(text, "routes.json")).toThrow(message);
+  });
+
+  test("an entry that is not an object is reported on its own line", () => {
+    const text = '[\n  "GET /v1/image",\n  { "path": "/a", "permission": "images:read" }\n]';
+    expect(() => parseRouteTable(text)).toThrow(/route 1 on line 2 is not an object/);
+    const later = '[\n  { "path": "/a", "permission": "images:read" },\n  42,\n  { "path": "/b" }\n]';
+    expect(() => parseRouteTable(later)).toThrow(/route 2 on line 3 is not an object/);
+  });
+
+  test("an empty file names a line too", () => {
+    expect(() => parseRouteTable("", "routes.json")).toThrow(/routes\.json: not valid JSON on line 1/);
+  });
+
+  test("strings holding brackets do not shift the lines", () => {
+    const text =
+      '[\n  { "path": "/a[{", "permission": "images:read" },\n  { "path": "/b", "permission": "x" }\n]';
+    expect(() => parseRouteTable(text)).toThrow(/route 2 on line 3/);
+  });
+});
+
+describe("parseRouteTable: matching", () => {
+  const table = parseRouteTable(
+    JSON.stringify([
+      { method: "post", path: "/v1/image", permission: "images:create", credits: 2 },
+      { method: "GET", path: "/v1/proxies/*", permission: "proxies:read", group: "proxy:read" },
+      { method: "GET", path: "/v1/proxies/*/logs", permission: "proxies:delete" },
+      { method: "*", path: "/v1/usage/**", permission: "usage:read" },
+      { path: "/v1/image", permission: "images:read" },
+    ]),
+  );
+
+  test.each([
+    ["POST", "/v1/image", "images:create"],
+    ["post", "/v1/image", "images:create"],
+    ["GET", "/v1/image", "images:read"],
+    ["GET", "/v1/proxies/prx_1", "proxies:read"],
+    ["GET", "/v1/proxies/", "proxies:read"],
+    ["GET", "/v1/proxies/prx_1/logs", "proxies:delete"],
+    ["GET", "/v1/proxies/a/b", undefined],
+    ["GET", "/v1/proxies", undefined],
+    ["PATCH", "/v1/usage/a/b/c", "usage:read"],
+    ["GET", "/v1/usage/", "usage:read"],
+    ["GET", "/v1/usage", undefined],
+    ["GET", "/v1/imagex", undefined],
+    ["GET", "/v1/image/", undefined],
+  ])("%s %s -> %s", (method, path, permission) => {
+    expect(table.match(method, path)?.permission).toBe(permission);
+  });
+
+  test("regular-expression characters in a path are literal", () => {
+    const dots = parseRouteTable('[{ "path": "/v1/a.b+(c)", "permission": "images:read" }]');
+    expect(dots.match("GET", "/v1/a.b+(c)")).toBeDefined();
+    expect(dots.match("GET", "/v1/aXb+(c)")).toBeUndefined();
+  });
+
+  test("the parsed routes keep group and credits", () => {
+    expect(table.routes[0]).toEqual({
+      method: "POST",
+      path: "/v1/image",
+      permission: "images:create",
+      group: undefined,
+      credits: 2,
+    });
+  });
+});
+
+describe("normalizeForwardedPath", () => {
+  test.each([
+    ["/v1/image?size=1", "/v1/image"],
+    ["/v1/image#top", "/v1/image"],
+    ["/v1/%69mage", "/v1/image"],
+    ["/v1/a%20b", "/v1/a b"],
+    ["/v1/a%2Fb", undefined],
+    ["/v1/a%2fb", undefined],
+    ["/v1/./image", undefined],
+    ["/v1/%2e%2e/image", undefined],
+    ["/v1/..", undefined],
+    ["/v1/%zz", undefined],
+    ["v1/image", undefined],
+    ["http://example.com/v1/image", undefined],
+  ])("%s -> %s", (uri, path) => {
+    expect(normalizeForwardedPath(uri)).toBe(path);
+  });
+});

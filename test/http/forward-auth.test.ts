@@ -1,0 +1,262 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { InjectOptions } from "fastify";
+import { describe, expect, test } from "vitest";
+import { basicAuth, fakeClock, type TestKey } from "../helpers/build-test-app.js";
+import { keyWith } from "../helpers/http-keys.js";
+import { creditsUsed, platformApp } from "../helpers/platform.js";
+import { tempDir } from "../helpers/processes.js";
+
+const ROUTES = [
+  { method: "POST", path: "/v1/image", permission: "images:create", credits: 1 },
+  { method: "GET", path: "/v1/proxies/*", permission: "proxies:read", group: "proxy:read" },
+  { method: "*", path: "/v1/usage/**", permission: "usage:read" },
+  { path: "/v1/**", permission: "images:read" },
+];
+
+/** An app whose LATCHKEY_ROUTES file holds `routes`, and a forward-auth request helper. */
+async function gatewayApp(routes: unknown[] = ROUTES) {
+  const file = join(tempDir(), "routes.json");
+  writeFileSync(file, JSON.stringify(routes, null, 2));
+  const platform = await platformApp({ env: { LATCHKEY_ROUTES: file }, clock: fakeClock() });
+  const { testApp, serviceToken } = platform;
+  /** The gateway's subrequest for `method uri` made by a caller with `auth` headers. */
+  const forward = (
+    method: string,
+    uri: string,
+    auth: { authorization?: string } = {},
+    extra: Partial<InjectOptions> & { headers?: Record<string, string> } = {},
+  ) =>
+    testApp.app.inject({
+      method: "GET",
+      url: "/v1/forward-auth",
+      ...extra,
+      headers: {
+        "x-latchkey-service-token": serviceToken,
+        "x-forwarded-method": method,
+        "x-forwarded-uri": uri,
+        ...auth,
+        ...extra.headers,
+      },
+    });
+  return { ...platform, forward };
+}
+
+const headersOf = (key: TestKey) => key.headers;
+
+describe("forward-auth: the route table", () => {
+  test("allowed: 200, empty body, the caller's organization and key, the decision's headers", async () => {
+    const { forward, owner, testApp } = await gatewayApp();
+    const worker = await keyWith(testApp, owner, ["images:create"]);
+    const response = await forward("POST", "/v1/image?size=large", headersOf(worker));
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe("");
+    expect(response.headers["x-latchkey-organization-id"]).toBe(owner.orgId);
+    expect(response.headers["x-latchkey-key-id"]).toBe(worker.id);
+    expect(response.headers["x-renders-allowed"]).toBe("50");
+    expect(response.headers["x-renders-consumed"]).toBe("1");
+    expect(response.headers["x-renders-used"]).toBe("1");
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expect(await creditsUsed(testApp, owner.orgId)).toBe(1);
+  });
+
+  test("the first matching route wins, even when a later one would allow", async () => {
+    const { forward, owner, testApp } = await gatewayApp();
+    const reader = await keyWith(testApp, owner, ["images:read"]);
+    // GET /v1/proxies/prx_1 is the proxies route, not the catch-all /v1/** that images:read passes.
+    const proxies = await forward("GET", "/v1/proxies/prx_1", headersOf(reader));
+    expect(proxies.statusCode).toBe(403);
+    expect(proxies.json().message).toContain("proxies:read");
+    // A POST to the same path is not that route's method: the catch-all takes it.
+    const post = await forward("POST", "/v1/proxies/prx_1", headersOf(reader));
+    expect(post.statusCode).toBe(200);
+    expect(post.headers.ratelimit).toBeUndefined();
+  });
+
+  test("* stays within one segment, ** crosses segments, and method * matches any method", async () => {
+    const { forward, owner } = await gatewayApp();
+    const auth = headersOf(owner);
+    const one = await forward("GET", "/v1/proxies/prx_1", auth);
+    expect(one.headers["ratelimit-policy"]).toBe('"proxy:read";q=100;w=60');
+    // Two segments after /v1/proxies/, and none: not the proxies route, so no group counted.
+    for (const uri of ["/v1/proxies/a/b", "/v1/proxies"]) {
+      const other = await forward("GET", uri, auth);
+      expect(other.statusCode).toBe(200);
+      expect(other.headers["ratelimit-policy"]).toBeUndefined();
+    }
+    const deep = await forward("DELETE", "/v1/usage/2026/11/22", auth);
+    expect(deep.statusCode).toBe(200);
+  });
+
+  test("a request no route matches: 404 no_route naming it", async () => {
+    const { forward, owner } = await gatewayApp();
+    const response = await forward("GET", "/v2/image", headersOf(owner));
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "No route of the table matches GET /v2/image.",
+      code: "no_route",
+    });
+  });
+
+  test("without LATCHKEY_ROUTES every request is no_route", async () => {
+    const { testApp, serviceToken, owner } = await platformApp();
+    const response = await testApp.app.inject({
+      method: "GET",
+      url: "/v1/forward-auth",
+      headers: { "x-latchkey-service-token": serviceToken, "x-forwarded-uri": "/v1/image", ...owner.headers },
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().code).toBe("no_route");
+  });
+
+  test("X-Original-Method and X-Original-URI (nginx) work like the X-Forwarded ones", async () => {
+    const { testApp, serviceToken, owner } = await gatewayApp();
+    const response = await testApp.app.inject({
+      method: "GET",
+      url: "/v1/forward-auth",
+      headers: {
+        "x-latchkey-service-token": serviceToken,
+        "x-original-method": "POST",
+        "x-original-uri": "/v1/image",
+        ...owner.headers,
+      },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["x-renders-consumed"]).toBe("1");
+  });
+
+  test("without a forwarded method, the subrequest's own method is the original one", async () => {
+    const { testApp, serviceToken, owner } = await gatewayApp();
+    const response = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/forward-auth",
+      headers: {
+        "x-latchkey-service-token": serviceToken,
+        "x-forwarded-uri": "/v1/image",
+        "content-type": "image/png",
+        ...owner.headers,
+      },
+      // nginx may forward the original body: it is drained unread, whatever its type.
+      payload: Buffer.alloc(1000, 7),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["x-renders-consumed"]).toBe("1");
+  });
+
+  test("no original URI: 400", async () => {
+    const { testApp, serviceToken, owner } = await gatewayApp();
+    const response = await testApp.app.inject({
+      method: "GET",
+      url: "/v1/forward-auth",
+      headers: { "x-latchkey-service-token": serviceToken, "x-forwarded-method": "GET", ...owner.headers },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ statusCode: 400, code: "invalid_request" });
+    expect(response.json().message).toContain("X-Forwarded-Uri");
+  });
+
+  test.each(["/v1/proxies/a%2Fb", "/v1/usage/../image", "/v1/%zz", "v1/image"])(
+    "a disguised or malformed path (%s): 400, no route matched",
+    async (uri) => {
+      const { forward, owner, testApp } = await gatewayApp();
+      const response = await forward("POST", uri, headersOf(owner));
+      expect(response.statusCode).toBe(400);
+      expect(response.json().code).toBe("invalid_request");
+      expect(await creditsUsed(testApp, owner.orgId)).toBe(0);
+    },
+  );
+
+  test("a percent-encoded path is matched as the upstream will read it", async () => {
+    const { forward, owner } = await gatewayApp();
+    const response = await forward("POST", "/v1/%69mage", headersOf(owner));
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["x-renders-consumed"]).toBe("1");
+  });
+});
+
+describe("forward-auth: refusals carry the decision's status, headers and body", () => {
+  test("the service token is checked first: missing, wrong or a customer key is 401 invalid_service_token", async () => {
+    const { testApp, owner } = await gatewayApp();
+    for (const token of [undefined, "lkst_nope", owner.secret]) {
+      const response = await testApp.app.inject({
+        method: "GET",
+        url: "/v1/forward-auth",
+        headers: {
+          ...(token ? { "x-latchkey-service-token": token } : {}),
+          // Even an unmatched route: the token comes first.
+          "x-forwarded-uri": "/nowhere",
+          ...owner.headers,
+        },
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().code).toBe("invalid_service_token");
+      expect(response.headers["www-authenticate"]).toBeUndefined();
+    }
+  });
+
+  test.each([
+    ["no Authorization", {}],
+    ["a bearer token", { authorization: "Bearer x" }],
+    ["a wrong secret", basicAuth("lkid_0000000000000000000000", "lksk_nope")],
+  ])("%s: 401 with WWW-Authenticate and the error body", async (_label, auth) => {
+    const { forward } = await gatewayApp();
+    const response = await forward("POST", "/v1/image", auth);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers["www-authenticate"]).toBe('Basic realm="latchkey", charset="UTF-8"');
+    expect(response.headers["x-latchkey-organization-id"]).toBeUndefined();
+    expect(response.json()).toEqual({
+      statusCode: 401,
+      error: "Unauthorized",
+      message: expect.any(String),
+      code: "unauthorized",
+    });
+  });
+
+  test("a missing permission: 403 with the error body, no organization header", async () => {
+    const { forward, owner, testApp } = await gatewayApp();
+    const reader = await keyWith(testApp, owner, ["images:read"]);
+    const response = await forward("POST", "/v1/image", headersOf(reader));
+    expect(response.statusCode).toBe(403);
+    expect(response.headers["x-latchkey-organization-id"]).toBeUndefined();
+    expect(response.headers["x-latchkey-key-id"]).toBeUndefined();
+    expect(response.json()).toMatchObject({ statusCode: 403, code: "missing_permission" });
+  });
+
+  test("an exhausted group: 429 rate_limited with RateLimit headers and Retry-After", async () => {
+    const { forward, owner, testApp } = await gatewayApp();
+    await testApp.services.store.setQuota(owner.orgId, "proxy:read", 1);
+    expect((await forward("GET", "/v1/proxies/a", headersOf(owner))).statusCode).toBe(200);
+    const response = await forward("GET", "/v1/proxies/b", headersOf(owner));
+    expect(response.statusCode).toBe(429);
+    expect(response.headers["retry-after"]).toBe("60");
+    expect(response.headers["ratelimit-policy"]).toBe('"proxy:read";q=1;w=60');
+    expect(response.headers.ratelimit).toBe('"proxy:read";r=0;t=60');
+    expect(response.json()).toMatchObject({
+      statusCode: 429,
+      error: "Too Many Requests",
+      code: "rate_limited",
+    });
+  });
+
+  test("credits used up: 429 plan_limit_exceeded with x-renders headers, no Retry-After", async () => {
+    const { forward, owner, testApp } = await gatewayApp();
+    await testApp.services.plans.change(owner.orgId, { imageCredits: 1 });
+    expect((await forward("POST", "/v1/image", headersOf(owner))).statusCode).toBe(200);
+    const response = await forward("POST", "/v1/image", headersOf(owner));
+    expect(response.statusCode).toBe(429);
+    expect(response.headers["retry-after"]).toBeUndefined();
+    expect(response.headers.ratelimit).toBeUndefined();
+    expect(response.headers["ratelimit-policy"]).toBeUndefined();
+    expect(response.headers["x-renders-allowed"]).toBe("1");
+    expect(response.headers["x-renders-consumed"]).toBe("0");
+    expect(response.headers["x-renders-used"]).toBe("1");
+    expect(response.json()).toMatchObject({
+      statusCode: 429,
+      error: "Plan limit exceeded",
+      code: "plan_limit_exceeded",
+    });
+    expect(response.json().message).toContain("1 of 1 image credits");
+  });
+});
