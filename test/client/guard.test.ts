@@ -10,7 +10,7 @@ import {
   latchkeyNodeGuard,
 } from "../../src/client/guard/index.js";
 import { keyWith } from "../helpers/http-keys.js";
-import { type RealServer, startRealServer } from "./real-server.js";
+import { startRealServer } from "./real-server.js";
 
 /**
  * The guard protecting a real platform service (Fastify, then plain node:http) in front of a real
