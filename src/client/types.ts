@@ -172,10 +172,15 @@ export interface AuthorizeDecision {
 
 /** An allowed decision: the caller's organization and key are known. */
 export interface AllowedDecision extends AuthorizeDecision {
+  /** Always true. */
   allowed: true;
+  /** Always 200. */
   status: 200;
+  /** The caller's organization (`org_...`): act on its behalf. */
   organization_id: string;
+  /** The caller's key. */
   key: DecisionKey;
+  /** Always null. */
   error: null;
 }
 

@@ -24,8 +24,11 @@ export interface GuardOptions<Request> {
 
 /** What the guard answers a refused caller: latchkey's decision, relayed as it is. */
 export interface Refusal {
+  /** The status to answer with: the decision's 401, 403 or 429, or 503 when latchkey could not decide. */
   status: number;
+  /** Headers to set: `WWW-Authenticate`, `Retry-After`, `RateLimit-*`, `x-renders-*` as the decision says. */
   headers: Record<string, string>;
+  /** The JSON error body to send, in latchkey's documented shape. */
   body: ErrorBody;
 }
 

@@ -5,14 +5,19 @@ import { type GuardOptions, judge } from "./decide.js";
  * client package depends on nothing; a `FastifyRequest` fits.
  */
 export interface FastifyLikeRequest {
+  /** The incoming headers; only `authorization` is read, and passed on verbatim. */
   readonly headers: { readonly authorization?: string | undefined };
+  /** Fastify's request logger, told when latchkey could not decide (unless `onError` is given). */
   readonly log?: { error(object: unknown, message?: string): void };
 }
 
 /** The parts of a Fastify reply the guard uses; a `FastifyReply` fits. */
 export interface FastifyLikeReply {
+  /** Sets the status of a refusal. */
   code(statusCode: number): unknown;
+  /** Sets one of the decision's headers. */
   header(name: string, value: string): unknown;
+  /** Sends a refusal's error body (Fastify serializes it as JSON). */
   send(payload?: unknown): unknown;
 }
 
