@@ -4,7 +4,7 @@ import { billingPeriodAt } from "../domain/billing-period.js";
 import type { Plan } from "../domain/plan.js";
 import { createPlanService } from "../services/plans.js";
 import type { PlanChanges } from "../store/plan-store.js";
-import { parseInteger } from "./parse.js";
+import { oneLineErrors, parsePlanNumber, parseRfc3339 } from "./parse.js";
 import { withStores } from "./with-stores.js";
 
 function parseOnOff(value: string): boolean {
@@ -12,27 +12,30 @@ function parseOnOff(value: string): boolean {
   return value === "on";
 }
 
-function parseCount(value: string): number | null {
-  return value === "default" ? null : parseInteger(value);
+// `default` clears a value. It stays a string until used: commander turns a parser's null into "",
+// which once set 0 image credits and a 1970 anchor.
+type OrDefault = number | "default";
+
+function parseCount(value: string): OrDefault {
+  return value === "default" ? "default" : parsePlanNumber(value);
 }
 
-function parseAnchor(value: string): number | null {
-  if (value === "default") return null;
-  // RFC 3339 with an explicit offset or Z, so that no local time zone sneaks in.
-  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(value)
-    ? Date.parse(value)
-    : NaN;
+function parseAnchor(value: string): OrDefault {
+  if (value === "default") return "default";
+  const ms = parseRfc3339(value);
   if (Number.isNaN(ms))
     throw new InvalidArgumentError("must be an RFC 3339 time such as 2026-01-31T00:00:00Z.");
   return ms;
 }
 
+const orNull = (value: OrDefault): number | null => (value === "default" ? null : value);
+
 interface PlanOptions {
   org: string;
-  imageCredits?: number | null;
+  imageCredits?: OrDefault;
   overages?: boolean;
-  periodAnchor?: number | null;
-  maxBatchSize?: number | null;
+  periodAnchor?: OrDefault;
+  maxBatchSize?: OrDefault;
   proxies?: boolean;
   storageDestinations?: boolean;
   json?: boolean;
@@ -52,8 +55,7 @@ function planJson(plan: Plan) {
 
 /** `latchkey org plan`: shows an organization's plan and, with flags, changes it. */
 export function registerOrgPlanCommand(org: Command): void {
-  org
-    .command("plan")
+  oneLineErrors(org.command("plan"))
     .description("Show or change an organization's plan; the next request on every node uses the change.")
     .requiredOption("--org <id>", "organization id (org_...)")
     .option("--image-credits <n>", "image credits per billing period, or 'default'", parseCount)
@@ -66,10 +68,10 @@ export function registerOrgPlanCommand(org: Command): void {
     .action(async (options: PlanOptions) => {
       const config = loadConfig();
       const changes: PlanChanges = {};
-      if (options.imageCredits !== undefined) changes.imageCredits = options.imageCredits;
+      if (options.imageCredits !== undefined) changes.imageCredits = orNull(options.imageCredits);
       if (options.overages !== undefined) changes.overages = options.overages;
-      if (options.periodAnchor !== undefined) changes.periodAnchor = options.periodAnchor;
-      if (options.maxBatchSize !== undefined) changes.maxBatchSize = options.maxBatchSize;
+      if (options.periodAnchor !== undefined) changes.periodAnchor = orNull(options.periodAnchor);
+      if (options.maxBatchSize !== undefined) changes.maxBatchSize = orNull(options.maxBatchSize);
       if (options.proxies !== undefined) changes.proxies = options.proxies;
       if (options.storageDestinations !== undefined)
         changes.storageDestinations = options.storageDestinations;

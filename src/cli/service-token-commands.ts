@@ -1,10 +1,19 @@
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
 import { createSecretHasher } from "../domain/credentials.js";
 import { createServiceTokenService, type ServiceTokenService } from "../services/service-tokens.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
+import { oneLineErrors } from "./parse.js";
 import { withStores } from "./with-stores.js";
+
+/** A token's name says who holds it: blank would make `service-token list` useless for revoking. */
+function parseName(value: string): string {
+  const name = value.trim();
+  if (name === "") throw new InvalidArgumentError("must not be blank; say which service holds the token.");
+  if ([...name].length > 255) throw new InvalidArgumentError("must be at most 255 characters.");
+  return name;
+}
 
 function withTokens<T>(work: (tokens: ServiceTokenService) => Promise<T>): Promise<T> {
   return withStores((stores) =>
@@ -31,14 +40,14 @@ function toJson(record: ServiceTokenRecord) {
 
 /** `latchkey service-token create|list|revoke`: tokens the platform's services send to authorize. */
 export function registerServiceTokenCommands(program: Command): void {
-  const tokens = program
-    .command("service-token")
-    .description("Manage the service tokens platform services use for /v1/authorize and /v1/forward-auth.");
+  const tokens = oneLineErrors(program.command("service-token")).description(
+    "Manage the service tokens platform services use for /v1/authorize and /v1/forward-auth.",
+  );
 
   tokens
     .command("create")
     .description("Create a service token and print it (only this once).")
-    .requiredOption("--name <name>", "what the token is for, e.g. the service that holds it")
+    .requiredOption("--name <name>", "what the token is for, e.g. the service that holds it", parseName)
     .option("--json", 'print {"id", "name", "token"}')
     .action(async (options: { name: string; json?: boolean }) => {
       const { record, token } = await withTokens((service) => service.create(options.name));

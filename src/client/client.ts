@@ -1,16 +1,27 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { KeysResource } from "./keys.js";
+import { type AuthorizeInput, authorize, UsageResource } from "./platform.js";
 import { RequestSpacer, type SpacingOptions } from "./spacing.js";
 import { type RetryEvent, Transport } from "./transport.js";
+import type { AuthorizeDecision } from "./types.js";
 
-/** How to reach latchkey and how patient to be. Only the first three are required. */
+/**
+ * How to reach latchkey and how patient to be. `baseUrl` is required, and credentials for what the
+ * client will do: `apiId` and `apiKey` for keys and usage, `serviceToken` for authorize (or all three).
+ */
 export interface LatchkeyClientOptions {
   /** The server's base address, e.g. `https://keys.example.com` (paths like `/v1/api-keys` go below it). */
   baseUrl: string | URL;
-  /** The Basic-auth username of the key the client acts as. */
-  apiId: string;
+  /** The Basic-auth username of the key the client acts as (keys and usage). */
+  apiId?: string;
   /** The secret of that key. */
-  apiKey: string;
+  apiKey?: string;
+  /**
+   * A service token (`lkst_...`, from `latchkey service-token create`), sent as
+   * `X-Latchkey-Service-Token` by {@link LatchkeyClient.authorize}. Only the platform's own services
+   * hold one.
+   */
+  serviceToken?: string;
   /**
    * How many times a rate-limited request (429 `rate_limited`) is repeated after waiting `Retry-After`
    * seconds (60 when absent) plus jitter. Default 3; 0 turns retrying off. Plan-limit rejections and
@@ -69,13 +80,33 @@ function parseBaseUrl(value: string | URL): URL {
  * const client = new LatchkeyClient({ baseUrl: "https://keys.example.com", apiId, apiKey });
  * const key = await client.keys.create({ name: "worker", permissions: ["images:create"] });
  * ```
+ *
+ * A platform service asks it whether its own caller may do something:
+ *
+ * ```ts
+ * const latchkey = new LatchkeyClient({ baseUrl, serviceToken: process.env.LATCHKEY_SERVICE_TOKEN });
+ * const decision = await latchkey.authorize({
+ *   authorization: request.headers.authorization,
+ *   permission: "images:create",
+ *   credits: 1,
+ * });
+ * ```
  */
 export class LatchkeyClient {
-  /** The API-key operations. */
+  /** The API-key operations (Basic auth: needs `apiId` and `apiKey`). */
   readonly keys: KeysResource;
+  /** The usage report (Basic auth with a `usage:read` key). */
+  readonly usage: UsageResource;
+  readonly #transport: Transport;
 
   constructor(options: LatchkeyClientOptions) {
-    if (!options.apiId || !options.apiKey) throw new TypeError("apiId and apiKey are required.");
+    const hasKey = Boolean(options.apiId) || Boolean(options.apiKey);
+    if (hasKey && !(options.apiId && options.apiKey)) {
+      throw new TypeError("apiId and apiKey go together: give both or neither.");
+    }
+    if (!hasKey && !options.serviceToken) {
+      throw new TypeError("Give apiId and apiKey (keys, usage), serviceToken (authorize), or both.");
+    }
     if (options.spacing && !(Number.isInteger(options.spacing.workers) && options.spacing.workers >= 1)) {
       throw new RangeError("spacing.workers must be a whole number >= 1.");
     }
@@ -85,7 +116,9 @@ export class LatchkeyClient {
     // Credentials live only inside the transport's private state, so logging the client shows no secret.
     const transport = new Transport({
       baseUrl: parseBaseUrl(options.baseUrl),
-      credentials: { apiId: options.apiId, apiKey: options.apiKey },
+      credentials:
+        options.apiId && options.apiKey ? { apiId: options.apiId, apiKey: options.apiKey } : undefined,
+      serviceToken: options.serviceToken || undefined,
       maxRetries: wholeNumber(options.maxRetries, 3, "maxRetries"),
       retryJitterMs: wholeNumber(options.retryJitterMs, 1000, "retryJitterMs"),
       timeoutMs: wholeNumber(options.timeoutMs, 30_000, "timeoutMs", 1),
@@ -97,5 +130,19 @@ export class LatchkeyClient {
       now,
     });
     this.keys = new KeysResource(transport);
+    this.usage = new UsageResource(transport);
+    this.#transport = transport;
+  }
+
+  /**
+   * Asks latchkey whether the caller who sent `authorization` may do this (`POST /v1/authorize`, with
+   * the `serviceToken` option). Resolves to the decision, allowed or not: when `allowed` is false,
+   * answer your caller with its `status`, `headers` and `error` body as they are; when true, send its
+   * `headers` too (`x-renders-*`, `RateLimit`) and act for `organization_id`. Credits are consumed
+   * only when allowed. Throws a `LatchkeyError` when latchkey could not decide: 400 (unknown
+   * permission or group, bad credits), 401 `invalid_service_token`, or a network failure.
+   */
+  async authorize(input: AuthorizeInput): Promise<AuthorizeDecision> {
+    return authorize(this.#transport, input);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `latchkey/client`: the typed client of latchkey's REST interface. It imports nothing but Node's
+ * `latchkey/client`: the typed client of latchkey's REST interface and of `/v1/authorize`. It imports nothing but Node's
  * built-ins and global fetch, so other programs can use it without pulling in the server.
  */
 export { LatchkeyClient, type LatchkeyClientOptions } from "./client.js";
@@ -12,16 +12,24 @@ export {
   type RotationStep,
 } from "./errors.js";
 export type { KeysResource } from "./keys.js";
+export type { AuthorizeInput, UsageResource } from "./platform.js";
 export { DEFAULT_RETRY_AFTER_SECONDS, isRateLimitRejection } from "./retry-policy.js";
 export type { RotateOptions, RotationProgress } from "./rotate.js";
 export type { SpacingOptions } from "./spacing.js";
-export type { RetryEvent } from "./transport.js";
+export { type RetryEvent, SERVICE_TOKEN_HEADER } from "./transport.js";
 export type {
+  AllowedDecision,
+  AuthorizeDecision,
+  AuthorizeRequest,
+  BillingPeriodUsage,
   CreatedKey,
+  DecisionKey,
   ErrorBody,
   KeyConfiguration,
   KeyPage,
   KeyRecord,
   ListKeysOptions,
   Permission,
+  UsageCounts,
+  UsageReport,
 } from "./types.js";

@@ -21,7 +21,10 @@ export interface RetryEvent {
 
 export interface TransportOptions {
   baseUrl: URL;
-  credentials: Credentials;
+  /** Basic credentials for management and usage requests; absent for a client that only authorizes. */
+  credentials: Credentials | undefined;
+  /** The service token sent to `/v1/authorize`; absent for a client that only manages keys. */
+  serviceToken: string | undefined;
   maxRetries: number;
   retryJitterMs: number;
   timeoutMs: number;
@@ -41,11 +44,16 @@ export interface RequestSpec {
   query?: URLSearchParams;
   /** JSON body; none when undefined. */
   body?: unknown;
-  /** The operation group the request counts against, for spacing. */
-  group: string;
+  /** The operation group the request counts against, for spacing; none for unlimited endpoints. */
+  group?: string;
   /** Credentials other than the client's own (rotation verifies the new key with this). */
   credentials?: Credentials;
+  /** `service-token`: sent with the client's service token instead of Basic auth (authorize). */
+  authentication?: "basic" | "service-token";
 }
+
+/** The header a platform service sends its service token in (DESIGN.md section 10). */
+export const SERVICE_TOKEN_HEADER = "x-latchkey-service-token";
 
 function basicAuthorization({ apiId, apiKey }: Credentials): string {
   return `Basic ${Buffer.from(`${apiId}:${apiKey}`, "utf8").toString("base64")}`;
@@ -73,7 +81,7 @@ function asErrorBody(value: unknown): ErrorBody | undefined {
  */
 export class Transport {
   readonly #options: TransportOptions;
-  #credentials: Credentials;
+  #credentials: Credentials | undefined;
 
   constructor(options: TransportOptions) {
     this.#options = options;
@@ -81,8 +89,8 @@ export class Transport {
   }
 
   /** The api_id this client authenticates with. */
-  get apiId(): string {
-    return this.#credentials.apiId;
+  get apiId(): string | undefined {
+    return this.#credentials?.apiId;
   }
 
   /** Switches to other credentials, after the client's own key was rotated. */
@@ -94,9 +102,9 @@ export class Transport {
   async request<T>(spec: RequestSpec): Promise<T> {
     const { maxRetries, spacer, onRetry, sleep, random, retryJitterMs } = this.#options;
     for (let attempt = 0; ; attempt++) {
-      await spacer?.waitTurn(spec.group);
+      if (spec.group !== undefined) await spacer?.waitTurn(spec.group);
       const response = await this.#send(spec);
-      spacer?.learn(response.headers.get("ratelimit-policy"));
+      if (spec.group !== undefined) spacer?.learn(response.headers.get("ratelimit-policy"));
       const text = await response.text();
       const json = text === "" ? undefined : parseJson(text);
       if (response.ok) {
@@ -114,10 +122,7 @@ export class Transport {
   async #send(spec: RequestSpec): Promise<Response> {
     const url = new URL(spec.path.replace(/^\//, ""), this.#options.baseUrl);
     if (spec.query) url.search = spec.query.toString();
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      authorization: basicAuthorization(spec.credentials ?? this.#credentials),
-    };
+    const headers: Record<string, string> = { accept: "application/json", ...this.#authentication(spec) };
     if (spec.body !== undefined) headers["content-type"] = "application/json";
     try {
       return await this.#options.fetch(url, {
@@ -136,6 +141,20 @@ export class Transport {
         cause,
       });
     }
+  }
+
+  #authentication(spec: RequestSpec): Record<string, string> {
+    if (spec.authentication === "service-token") {
+      if (this.#options.serviceToken === undefined) {
+        throw new TypeError("This request needs the client's serviceToken option (a lkst_... token).");
+      }
+      return { [SERVICE_TOKEN_HEADER]: this.#options.serviceToken };
+    }
+    const credentials = spec.credentials ?? this.#credentials;
+    if (credentials === undefined) {
+      throw new TypeError("This request needs the client's apiId and apiKey options (Basic auth).");
+    }
+    return { authorization: basicAuthorization(credentials) };
   }
 
   #errorFrom(response: Response, body: ErrorBody | undefined): LatchkeyError {

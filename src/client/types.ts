@@ -1,7 +1,8 @@
 /**
  * The wire shapes the client sends and receives. They are written here, not imported from the server,
  * because the client ships to other programs with no dependencies: keep them in step with
- * `src/http/schemas.ts` (the server's single source of truth) by hand.
+ * `src/http/schemas.ts` and `src/http/platform-schemas.ts` (the server's single source of truth) by hand;
+ * `test/client/wire-types.test.ts` fails when the platform shapes drift apart.
  */
 
 /** A permission name from the server's catalogue; any string is accepted so newer names still type-check. */
@@ -109,4 +110,104 @@ export interface ErrorBody {
   code?: string;
   /** On 400: one entry per offending member of the request. */
   validation_errors?: { path: string; message: string }[];
+}
+
+/**
+ * The body of `POST /v1/authorize` (DESIGN.md section 10): may the caller who sent `authorization` do
+ * this? Mirrors `AuthorizeBody` in `src/http/platform-schemas.ts`.
+ */
+export interface AuthorizeRequest {
+  /**
+   * The `Authorization` header the platform received from its caller, verbatim; `null` or `""` when
+   * there was none (the decision is then a 401).
+   */
+  authorization: string | null;
+  /** The permission the operation needs, e.g. `images:create`. */
+  permission: Permission;
+  /** A management operation group to count the request against, e.g. `proxy:read`. */
+  group?: string;
+  /** Image credits the operation consumes: a whole number from 1 to 1,000,000. */
+  credits?: number;
+  /**
+   * `mcp` when the decision will be relayed as an MCP tool error: it then carries no rate-limit
+   * headers. Default `rest`.
+   */
+  protocol?: "rest" | "mcp";
+}
+
+/** The key a decision was made for. */
+export interface DecisionKey {
+  /** Resource id (`key_...`). */
+  id: string;
+  /** Basic-authentication username of the key. */
+  api_id: string;
+  /** Permissions the key holds now; for an all-future key, the whole current catalogue. */
+  permissions: Permission[];
+  /** Whether the key also receives permissions added later. */
+  all_future_permissions: boolean;
+}
+
+/**
+ * latchkey's answer to an authorize request. Relay `status`, `headers` and `error` to the caller as
+ * they are; mirrors `AuthorizeDecision` in `src/http/platform-schemas.ts`.
+ */
+export interface AuthorizeDecision {
+  /** Whether the caller may go on. */
+  allowed: boolean;
+  /** The status to answer the caller with: 200 when allowed, else 401, 403 or 429. */
+  status: number;
+  /** The caller's organization (`org_...`); null when the credentials were not accepted. */
+  organization_id: string | null;
+  /** The caller's key; null when the credentials were not accepted. */
+  key: DecisionKey | null;
+  /**
+   * Headers to give the caller, allowed or not: `RateLimit-Policy`, `RateLimit` and `Retry-After` when a
+   * group was given, `x-renders-allowed`, `x-renders-consumed` and `x-renders-used` when credits were
+   * given, `WWW-Authenticate` on a 401.
+   */
+  headers: Record<string, string>;
+  /** The error body to answer the caller with when refused (`missing_permission`, ...); null when allowed. */
+  error: ErrorBody | null;
+}
+
+/** An allowed decision: the caller's organization and key are known. */
+export interface AllowedDecision extends AuthorizeDecision {
+  /** Always true. */
+  allowed: true;
+  /** Always 200. */
+  status: 200;
+  /** The caller's organization (`org_...`): act on its behalf. */
+  organization_id: string;
+  /** The caller's key. */
+  key: DecisionKey;
+  /** Always null. */
+  error: null;
+}
+
+/** Counts of image credits consumed, keyed by the RFC 3339 start of each interval (UTC). */
+export type UsageCounts = Record<string, number>;
+
+/** One billing period of the organization's plan. */
+export interface BillingPeriodUsage {
+  /** Image credits consumed in the period. */
+  total_images: number;
+  /** Start of the period, RFC 3339 UTC. */
+  start: string;
+  /** End of the period (scheduled, for the current one), RFC 3339 UTC. */
+  end: string;
+}
+
+/** The body of `GET /v1/usage`: what the caller's organization consumed. */
+export interface UsageReport {
+  /** Consumption per interval; intervals without usage are omitted. */
+  data: {
+    /** The last 72 hours, keyed by hour start. */
+    hour: UsageCounts;
+    /** The last 60 days, keyed by day start. */
+    day: UsageCounts;
+    /** The last 12 calendar months, keyed by month start. */
+    month: UsageCounts;
+  };
+  /** The billing periods, oldest first; the current one last, with its scheduled end. */
+  per_billing_period: BillingPeriodUsage[];
 }

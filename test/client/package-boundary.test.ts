@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
@@ -16,14 +16,22 @@ function specifiersOf(source: string): string[] {
   return [...found].map((match) => match[1] ?? match[2] ?? "");
 }
 
-test("the client imports nothing but Node built-ins and its own modules", async () => {
-  const files = (await readdir(clientDir)).filter((name) => name.endsWith(".ts"));
-  expect(files.length).toBeGreaterThan(3);
+/** Whether a relative specifier of `file` names a module inside src/client (the guard included). */
+function staysInClient(file: string, specifier: string): boolean {
+  if (!specifier.startsWith("./") && !specifier.startsWith("../")) return false;
+  const target = relative(clientDir, resolve(dirname(join(clientDir, file)), specifier));
+  return !target.startsWith("..");
+}
+
+test("the client and the guard import nothing but Node built-ins and their own modules", async () => {
+  const files = (await readdir(clientDir, { recursive: true })).filter((name) => name.endsWith(".ts"));
+  expect(files).toEqual(expect.arrayContaining(["client.ts", join("guard", "fastify.ts")]));
   const offending: string[] = [];
   for (const file of files) {
     for (const specifier of specifiersOf(await readFile(join(clientDir, file), "utf8"))) {
-      const ownModule = specifier.startsWith("./") && !specifier.slice(2).includes("/");
-      if (!ownModule && !specifier.startsWith("node:")) offending.push(`${file}: ${specifier}`);
+      if (!staysInClient(file, specifier) && !specifier.startsWith("node:")) {
+        offending.push(`${file}: ${specifier}`);
+      }
     }
   }
   expect(offending).toEqual([]);
@@ -40,5 +48,19 @@ test('other programs can `import { LatchkeyClient } from "latchkey/client"` from
   });
   expect(JSON.parse(stdout)).toEqual(
     expect.arrayContaining(["LatchkeyClient", "LatchkeyError", "KeyRotationError", "configurationOf"]),
+  );
+});
+
+test('a platform service can `import { latchkeyGuard } from "latchkey/guard"` from the built package', async () => {
+  const script = [
+    'const guard = await import("latchkey/guard");',
+    "console.log(JSON.stringify({ exports: Object.keys(guard).sort() }));",
+  ].join("\n");
+  const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: root,
+    timeout: 10_000,
+  });
+  expect(JSON.parse(stdout).exports).toEqual(
+    expect.arrayContaining(["latchkeyGuard", "latchkeyNodeGuard", "decisionOf"]),
   );
 });

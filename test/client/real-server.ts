@@ -15,6 +15,10 @@ export interface RealServer {
   clientFor(key: { apiId: string; secret: string }, options?: Partial<LatchkeyClientOptions>): LatchkeyClient;
   /** Raises an organization's quota of one group, so a test can make many requests. */
   setQuota(orgId: string, group: RateLimitGroup, quota: number): Promise<void>;
+  /** Creates a service token (as `latchkey service-token create` does) and returns it with its id. */
+  serviceToken(name?: string): Promise<{ id: string; token: string }>;
+  /** A client holding only a service token, as a platform service has. */
+  platformClient(serviceToken: string, options?: Partial<LatchkeyClientOptions>): LatchkeyClient;
 }
 
 /**
@@ -39,5 +43,11 @@ export async function startRealServer(env: Record<string, string> = {}): Promise
         ...options,
       }),
     setQuota: (orgId, group, quota) => test.services.store.setQuota(orgId, group, quota),
+    async serviceToken(name = "images") {
+      const { record, token } = await test.services.serviceTokens.create(name);
+      return { id: record.id, token };
+    },
+    platformClient: (serviceToken, options = {}) =>
+      new LatchkeyClient({ baseUrl: url, serviceToken, retryJitterMs: 50, ...options }),
   };
 }
