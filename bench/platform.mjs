@@ -114,6 +114,12 @@ try {
       target: { path: "/v1/image", method: "POST", headers: { authorization }, expectBody: "queued" },
     },
   ];
+  if (options.only.length > 0) {
+    const unknown = options.only.filter((name) => !DESCRIPTIONS[name]);
+    if (unknown.length > 0) throw new Error(`--only: no target ${unknown.join(", ")}`);
+    const keep = new Set(options.only.flatMap((name) => [name, BASELINE[name]]));
+    targets.splice(0, targets.length, ...targets.filter((entry) => keep.has(entry.name)));
+  }
   for (const entry of targets) {
     entry.probe = await probe(entry.server, entry.target);
     entry.rounds = [];
@@ -161,6 +167,11 @@ try {
             ratio: baseline
               ? summarize(entry.rounds).requestsPerSecond / summarize(baseline.rounds).requestsPerSecond
               : null,
+            // CPU per request of the baseline over this target's: moves much less with other load.
+            cpuCostRatio: baseline
+              ? summarize(baseline.rounds).serverCpuUsPerRequest /
+                summarize(entry.rounds).serverCpuUsPerRequest
+              : null,
             perRoundRatios: perRound,
             rounds: entry.rounds,
           },
@@ -195,7 +206,9 @@ function render({ date, command, machine, options, targets }) {
     t.ratio === null
       ? "(baseline)"
       : `${f(t.ratio, 2)} of \`${t.baseline}\` (${t.perRoundRatios.map((r) => f(r, 2)).join(", ")})`,
-    f(t.median.serverCpuUsPerRequest),
+    t.cpuCostRatio === null
+      ? f(t.median.serverCpuUsPerRequest)
+      : `${f(t.median.serverCpuUsPerRequest)} (${f(t.cpuCostRatio, 2)})`,
     f(t.median.otherCpuCores, 2),
   ]);
   return [
@@ -210,7 +223,7 @@ function render({ date, command, machine, options, targets }) {
         "requests/s",
         "p99 ms",
         "ratio (per round)",
-        "CPU µs/request (all its processes)",
+        "CPU µs/request of its processes (baseline / this)",
         "other processes (cores)",
       ],
       [false, false, true, true, false, true, true],
