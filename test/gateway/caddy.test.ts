@@ -150,7 +150,8 @@ describeWithServices(["caddy"], "a real Caddy in front of latchkey and a platfor
     const before = upstream.received.length;
     const response = await fetch(`${gateway.baseUrl}/v1/image`, {
       method: "POST",
-      headers: { authorization: auth },
+      // Caddy, not the caller, describes the original request to latchkey.
+      headers: { authorization: auth, "x-forwarded-uri": "/v1/images/img_1", "x-forwarded-method": "GET" },
     });
     expect(response.status).toBe(403);
     const body = (await response.json()) as { message: string };
