@@ -7,9 +7,13 @@ const MAX_REQUESTS_PER_SECOND = 200_000;
 
 /** Sends one request and checks it succeeds, so a misconfigured target fails fast instead of benching 401s. */
 export async function probe(server, target) {
-  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, { headers: target.headers });
+  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, {
+    method: target.method ?? "GET",
+    headers: target.headers,
+    body: target.body,
+  });
   const body = await response.text();
-  if (response.status !== 200) {
+  if (response.status !== 200 || (target.expectBody && !body.includes(target.expectBody))) {
     throw new Error(`probe of ${target.path} answered ${response.status}: ${body.slice(0, 200)}`);
   }
   const headerBytes = [...response.headers].reduce(
@@ -28,7 +32,9 @@ export async function measure(server, target, { seconds, connections, pipelining
   const latencies = new LatencyHistogram();
   const run = autocannon({
     url: `http://127.0.0.1:${server.port}${target.path}`,
+    method: target.method ?? "GET",
     headers: target.headers,
+    body: target.body,
     connections,
     pipelining,
     duration: seconds,

@@ -11,6 +11,7 @@ const USAGE = `node bench/run.mjs [options]   (run \`npm run build\` first)
   --dist <dir>       latchkey build to import instead of ./dist (e.g. a scratch copy)
   --spin <µs>        also measure the bare route plus that much busy CPU work (a control; repeatable)
   --compare <dir>    also measure another latchkey build as target latchkey@<name> (repeatable)
+  --only <name>      platform.mjs: measure only this target (and its baseline; repeatable)
   --dry-run          print results only; leave latest.json and README.md untouched
   --help`;
 
@@ -35,6 +36,7 @@ export function readOptions(argv = process.argv.slice(2), env = process.env) {
       dist: { type: "string" },
       compare: { type: "string", multiple: true, default: [] },
       spin: { type: "string", multiple: true, default: [] },
+      only: { type: "string", multiple: true, default: [] },
       "dry-run": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -54,6 +56,7 @@ export function readOptions(argv = process.argv.slice(2), env = process.env) {
     dist: values.dist ?? env.BENCH_DIST,
     compare: values.compare,
     spinUs: values.spin.map((us) => positiveNumber("--spin", us, 0)),
+    only: values.only,
     dryRun: values["dry-run"],
   };
 }

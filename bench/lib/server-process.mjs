@@ -35,6 +35,8 @@ export async function startServer(script, { nodeArgs = [], env = {} } = {}) {
     pid: child.pid,
     port: ready.port,
     targets: ready.targets,
+    /** The whole ready line, with whatever else the server reported. */
+    ready,
     /** User + system CPU seconds the process has used so far, or null off Linux. */
     cpuSeconds: () => readCpuSeconds(child.pid),
     async stop() {
@@ -48,7 +50,8 @@ export async function startServer(script, { nodeArgs = [], env = {} } = {}) {
   };
 }
 
-function readCpuSeconds(pid) {
+/** User + system CPU seconds process `pid` has used, from /proc; null when it cannot be read. */
+export function readCpuSeconds(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name, which is in parentheses and may contain spaces.

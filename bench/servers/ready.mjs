@@ -1,9 +1,12 @@
 // The small protocol between bench/run.mjs and its server processes.
 
-/** Prints the one JSON line run.mjs waits for: the port and, per target, its path and headers. */
-export function printReady(app, targets) {
+/**
+ * Prints the one JSON line run.mjs waits for: the port and, per target, its path and headers (and,
+ * for a POST, its method, body and a string the probe's answer must contain); `extra` adds members.
+ */
+export function printReady(app, targets, extra = {}) {
   const { port } = app.server.address();
-  process.stdout.write(`${JSON.stringify({ ready: true, port, targets })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...extra, ready: true, port, targets })}\n`);
 }
 
 /**

@@ -49,12 +49,29 @@ export interface ServerProcess {
 
 /**
  * Starts the server on `port` and waits until `/healthz` answers: `node dist/main.js` (as `npm start`
- * does) or, given `args`, the CLI (`node dist/cli/bin.js serve ...`).
+ * does) or, given `args`, the CLI (`node dist/cli/bin.js serve ...`). Killed when the test ends.
  */
 export async function startServer(
   env: Record<string, string>,
   port: number,
   args?: string[],
+): Promise<ServerProcess> {
+  return launchServer(env, port, args, (kill) => onTestFinished(kill));
+}
+
+/**
+ * `startServer` for a suite's `beforeAll`: the caller stops it (`child.kill()`) in its teardown, and an
+ * exit hook kills it in any case.
+ */
+export async function startSuiteServer(env: Record<string, string>, port: number): Promise<ServerProcess> {
+  return launchServer(env, port, undefined, (kill) => process.once("exit", kill));
+}
+
+async function launchServer(
+  env: Record<string, string>,
+  port: number,
+  args: string[] | undefined,
+  killLater: (kill: () => void) => void,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args ? [CLI, ...args] : [MAIN], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LATCHKEY_LOG_LEVEL: "warn", ...env },
@@ -66,7 +83,7 @@ export async function startServer(
   });
   child.stdout?.resume();
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  onTestFinished(() => {
+  killLater(() => {
     if (child.exitCode === null) child.kill("SIGKILL");
   });
   const baseUrl = `http://127.0.0.1:${port}`;

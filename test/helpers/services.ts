@@ -4,7 +4,7 @@ import { describe, test } from "vitest";
 /**
  * The external services some suites need, and where each comes from: the URL of the machine's
  * PostgreSQL and Redis (DESIGN.md section 9), and the `redis-server` program for suites that must stop
- * and restart a Redis of their own (never the shared one).
+ * and restart a Redis of their own (never the shared one), and the `caddy` program for the gateway suite.
  */
 export interface TestServices {
   /** LATCHKEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test. */
@@ -13,9 +13,21 @@ export interface TestServices {
   redis: string;
   /** Path of the redis-server program (LATCHKEY_TEST_REDIS_SERVER, else found on PATH). */
   redisServer: string;
+  /** Path of the caddy program, for the gateway suite (LATCHKEY_TEST_CADDY, else found on PATH). */
+  caddy: string;
 }
 
 export type ServiceName = keyof TestServices;
+
+/** The programs a suite runs itself: the variable that names one, the default, how to probe it. */
+const PROGRAMS = {
+  redisServer: {
+    variable: "LATCHKEY_TEST_REDIS_SERVER",
+    fallback: "redis-server",
+    versionArgs: ["--version"],
+  },
+  caddy: { variable: "LATCHKEY_TEST_CADDY", fallback: "caddy", versionArgs: ["version"] },
+} as const;
 
 function findService(name: ServiceName): { value: string } | { missing: string } {
   switch (name) {
@@ -25,9 +37,11 @@ function findService(name: ServiceName): { value: string } | { missing: string }
       const value = process.env[variable];
       return value ? { value } : { missing: `${variable} is not set` };
     }
-    case "redisServer": {
-      const program = process.env.LATCHKEY_TEST_REDIS_SERVER || "redis-server";
-      const probe = spawnSync(program, ["--version"], { encoding: "utf8" });
+    case "redisServer":
+    case "caddy": {
+      const { variable, fallback, versionArgs } = PROGRAMS[name];
+      const program = process.env[variable] || fallback;
+      const probe = spawnSync(program, versionArgs, { encoding: "utf8" });
       return probe.status === 0 ? { value: program } : { missing: `${program} cannot be run` };
     }
   }

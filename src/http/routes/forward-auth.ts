@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, HTTPMethods } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { invalidRequest, LatchkeyError } from "../../domain/errors.js";
 import { normalizeForwardedPath, type RouteTable } from "../../domain/route-table.js";
 import type { AccessControl } from "../../services/access-decision.js";
@@ -18,6 +18,41 @@ function header(request: FastifyRequest, ...names: string[]): string | undefined
     if (typeof value === "string" && value !== "") return value;
   }
   return undefined;
+}
+
+/**
+ * nginx's `auth_request` passes only a 401 or 403 of the auth request on to the caller (any other status
+ * becomes its own 500), and never the body. A gateway that sends `X-Latchkey-Refusal-Status: 401|403`
+ * gets every refusal with that status instead, the real status in `X-Latchkey-Status` and the error
+ * body in `X-Latchkey-Error`, so that its configuration can relay them (docs/gateways.md).
+ */
+const REFUSAL_STATUS = "x-latchkey-refusal-status";
+const REFUSAL_STATUSES = new Set(["401", "403"]);
+
+function refusalStatus(request: FastifyRequest): string | undefined {
+  const value = request.headers[REFUSAL_STATUS];
+  return typeof value === "string" && REFUSAL_STATUSES.has(value) ? value : undefined;
+}
+
+/** A JSON text as one header value: only printable ASCII (the rest escaped as JSON \\uXXXX). */
+function asHeaderValue(json: string): string {
+  return json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** `onSend`: in the refusal-status mode, moves a refusal's status and body into headers. */
+function relayRefusalInHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: null, payload: unknown) => void,
+): void {
+  const status = refusalStatus(request);
+  if (status !== undefined && reply.statusCode !== 200) {
+    reply.header("X-Latchkey-Status", String(reply.statusCode));
+    if (typeof payload === "string") reply.header("X-Latchkey-Error", asHeaderValue(payload));
+    reply.code(Number(status));
+  }
+  done(null, payload);
 }
 
 /** The original request, as the gateway describes it in its headers. */
@@ -61,8 +96,13 @@ export async function forwardAuthRoutes(
     method: METHODS,
     url: "/v1/forward-auth",
     onRequest: serviceTokenGuard(options.serviceTokens),
+    onSend: relayRefusalInHeaders,
     schema: { hide: true },
     handler: async (request, reply) => {
+      const mode = request.headers[REFUSAL_STATUS];
+      if (mode !== undefined && refusalStatus(request) === undefined) {
+        throw invalidRequest(`${REFUSAL_STATUS} must be 401 or 403.`);
+      }
       const { method, path } = originalRequest(request);
       const route = routes.match(method, path);
       if (!route) throw new LatchkeyError("no_route", `No route of the table matches ${method} ${path}.`);

@@ -1,0 +1,73 @@
+// CPU cost per call of the steps of POST /v1/authorize, in-process and without HTTP, to explain the HTTP
+// figures of platform.mjs: the service-token check, the access decision without and with one credit,
+// and the plan read. SQLite in WAL mode over a temporary file, as in production. Bounded: BATCHES
+// batches of at most BATCH_LIMIT calls or BATCH_MS each; the median batch is reported.
+//   node bench/platform-micro.mjs [--dist <dir>]     (run `npm run build` first)
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { median } from "./lib/stats.mjs";
+
+const BATCHES = 5;
+const BATCH_LIMIT = 20_000;
+const BATCH_MS = 500;
+
+const { values } = parseArgs({ options: { dist: { type: "string" } } });
+const dist = resolve(values.dist ?? new URL("../dist", import.meta.url).pathname);
+const load = (module) => import(pathToFileURL(join(dist, module)).href);
+const { createServices } = await load("app.js");
+const { loadConfig } = await load("config.js");
+const { createOrganizationWithOwner } = await load("services/organizations.js");
+
+const directory = mkdtempSync(join(tmpdir(), "latchkey-platform-micro-"));
+const services = await createServices(
+  loadConfig({
+    LATCHKEY_DATABASE_URL: `sqlite:${join(directory, "latchkey.db")}`,
+    LATCHKEY_LOG_LEVEL: "warn",
+    LATCHKEY_BOOTSTRAP: "off",
+  }),
+);
+const { organization, owner } = await createOrganizationWithOwner(services, "micro");
+await services.plans.change(organization.id, { imageCredits: 1_000_000_000 });
+const { key, secret } = await services.keys.create(owner, { name: "caller", permissions: ["images:create"] });
+const authorization = `Basic ${Buffer.from(`${key.apiId}:${secret}`).toString("base64")}`;
+const { token } = await services.serviceTokens.create("micro");
+
+const cases = {
+  "serviceTokens.verify (SQLite read by hash, SHA-256)": () => services.serviceTokens.verify(token),
+  "access.decide, images:create, no credits (authenticate + permission)": () =>
+    services.access.decide({ authorization, permission: "images:create" }),
+  "plans.get (SQLite read of the organization's plan)": () => services.plans.get(organization.id),
+  "access.decide, images:create, 1 credit (+ plan read + credit transaction)": () =>
+    services.access.decide({ authorization, permission: "images:create", credits: 1 }),
+};
+
+async function timeCase(run) {
+  const batches = [];
+  for (let batch = 0; batch < BATCHES; batch++) {
+    const deadline = performance.now() + BATCH_MS;
+    // CPU time, not wall time: on a shared machine the process is often descheduled mid-batch.
+    const started = process.cpuUsage();
+    let count = 0;
+    while (count < BATCH_LIMIT && performance.now() < deadline) {
+      for (let i = 0; i < 50; i++) await run();
+      count += 50;
+    }
+    const used = process.cpuUsage(started);
+    batches.push((used.user + used.system) / count);
+  }
+  return median(batches);
+}
+
+try {
+  process.stdout.write(`| operation | CPU µs per call (median of ${BATCHES} batches) |\n| --- | ---: |\n`);
+  for (const [name, run] of Object.entries(cases)) {
+    process.stdout.write(`| ${name} | ${(await timeCase(run)).toFixed(1)} |\n`);
+  }
+} finally {
+  await services.limiter.close();
+  await services.store.close();
+  rmSync(directory, { recursive: true, force: true });
+}
