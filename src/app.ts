@@ -16,6 +16,9 @@ import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
+import { allowedHostnames } from "./mcp/allowed-hosts.js";
+import { mcpRoutes } from "./mcp/route.js";
+import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
@@ -157,5 +160,11 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(authorizeRoutes, services);
   await app.register(forwardAuthRoutes, { ...services, routes: routeTable });
+  await app.register(mcpRoutes, {
+    access: services.access,
+    tools: mcpTools(services),
+    allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
+    maxBodyBytes: MAX_BODY_BYTES,
+  });
   return { app, services };
 }

@@ -1,0 +1,8 @@
+import type { Services } from "../app.js";
+import type { McpTool } from "./tool.js";
+import { usageTools } from "./usage-tools.js";
+
+/** Every tool `/mcp` offers. None manages API keys: keys are managed over REST and the CLI only. */
+export function mcpTools(services: Services): McpTool[] {
+  return [...usageTools(services)];
+}
