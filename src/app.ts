@@ -24,6 +24,8 @@ import { type AccessControl, createAccessControl } from "./services/access-decis
 import { createCreditLedger } from "./services/credits.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
+import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
+import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
@@ -42,6 +44,10 @@ export interface Services {
   plans: PlanService;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
+  /** Proxies, storage destinations and OG configurations, one service per family (REST and MCP). */
+  resources: ResourceServices;
+  /** The organization's AWS external id for storage destinations. */
+  awsExternalIds: AwsExternalIdService;
 }
 
 const stderrLog: LimiterLog = {
@@ -88,6 +94,8 @@ export async function createServices(
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
+    resources: createResourceServices({ store: stores.resources, clock }),
+    awsExternalIds: createAwsExternalIdService(stores.resources),
   };
 }
 
