@@ -14,6 +14,7 @@ import { apiKeyRoutes } from "./http/routes/api-keys.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
 import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
@@ -162,6 +163,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   registerManagementGuard(app, services.access);
   await app.register(healthRoutes, services);
   await app.register(apiKeyRoutes, { keys: services.keys });
+  await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(authorizeRoutes, services);
   await app.register(forwardAuthRoutes, { ...services, routes: routeTable });
