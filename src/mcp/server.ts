@@ -9,9 +9,9 @@ import {
 import type { FastifyBaseLogger } from "fastify";
 import { LatchkeyError } from "../domain/errors.js";
 import type { AccessControl } from "../services/access-decision.js";
+import { validateInput } from "../services/validate-input.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
 import type { McpTool } from "./tool.js";
-import { checkToolInput } from "./tool-input.js";
 import { toolError, toolSuccess } from "./tool-result.js";
 
 /** What every MCP request's server shares: the tools and the one access decision. */
@@ -35,10 +35,10 @@ async function callTool(
 ): Promise<CallToolResult> {
   const decision = await context.access.decideFor(caller, tool.operation);
   if (!decision.allowed) return toolError(decision.error);
-  const invalid = checkToolInput(tool.inputSchema, args);
-  if (invalid) return toolError(invalid);
   try {
-    return toolSuccess(await tool.run(caller, (args ?? {}) as Record<string, unknown>));
+    // The tool's schema, checked with the services' own validator (the REST body rules).
+    const input = validateInput(tool.inputSchema, args ?? {});
+    return toolSuccess(await tool.run(caller, input));
   } catch (error) {
     if (error instanceof LatchkeyError) return toolError(error);
     log.error({ err: error, tool: tool.name }, "unhandled error in an MCP tool");

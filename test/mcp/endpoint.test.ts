@@ -118,7 +118,8 @@ test("a local Origin (the MCP Inspector's, localhost) is accepted", async () => 
     body: rpc("tools/list"),
   });
   expect(response.status).toBe(200);
-  expect((await response.json()).result.tools.length).toBeGreaterThan(0);
+  const answer = (await response.json()) as { result: { tools: unknown[] } };
+  expect(answer.result.tools.length).toBeGreaterThan(0);
 });
 
 test("LATCHKEY_MCP_ALLOWED_HOSTS adds the names a proxy forwards", async () => {
@@ -250,5 +251,5 @@ test("arguments a tool does not declare are a tool error naming them", async () 
   const client = await connectMcp(testApp.baseUrl, owner.headers);
   const answer = await callTool(client, "check_usage", { verbose: true });
   expect(answer.isError).toBe(true);
-  expect(answer.text).toBe("Invalid arguments: /verbose is not a known field.");
+  expect(answer.text).toBe("Invalid request: /verbose is not a known field.");
 });
