@@ -252,4 +252,12 @@ test("arguments a tool does not declare are a tool error naming them", async () 
   const answer = await callTool(client, "check_usage", { verbose: true });
   expect(answer.isError).toBe(true);
   expect(answer.text).toBe("Invalid request: /verbose is not a known field.");
+  expect(answer.structured).toEqual({
+    success: false,
+    error: {
+      code: "invalid_request",
+      message: answer.text,
+      validation_errors: [{ path: "/verbose", message: "is not a known field" }],
+    },
+  });
 });

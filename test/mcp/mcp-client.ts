@@ -25,7 +25,11 @@ export interface ToolAnswer {
   isError: boolean;
   /** The text content (the JSON of structuredContent on success, the message on error). */
   text: string;
-  structured: { success: boolean; item?: unknown; error?: { code: string; message: string } };
+  structured: {
+    success: boolean;
+    item?: unknown;
+    error?: { code: string; message: string; [detail: string]: unknown };
+  };
 }
 
 export async function callTool(

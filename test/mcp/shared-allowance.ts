@@ -76,7 +76,10 @@ export async function expectSharedProxyWriteAllowance(baseUrls: string[], owner:
 
   const refusedTool = await callTool(client(2), "create_proxy", { content: { name: "mcp 21" } });
   expect(refusedTool.isError).toBe(true);
-  expect(refusedTool.structured.error?.code).toBe("rate_limited");
+  expect(refusedTool.structured.error).toMatchObject({
+    code: "rate_limited",
+    retry_after_seconds: expect.any(Number),
+  });
   expect(refusedTool.text).toMatch(
     /The proxy:write operation group allows 20 requests per .*contact support/,
   );
