@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { PERMISSION_CATALOGUE } from "../../src/domain/permissions.js";
 import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
-import { listAll, rateLimitOf, seedDisable, seedKey } from "../helpers/http-keys.js";
+import { listAll, rateLimitOf, seedKey } from "../helpers/http-keys.js";
 import { KEY_ROUTES, routeRequest } from "../helpers/key-routes.js";
 import { UNAUTHENTICATED } from "../helpers/unauthenticated-cases.js";
 
