@@ -1,5 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { LatchkeyError, type ResourceFamilyClient, type ResourceRecord } from "../../src/client/index.js";
+import {
+  type LatchkeyClient,
+  LatchkeyError,
+  type ResourceFamilyClient,
+  type ResourceRecord,
+} from "../../src/client/index.js";
 import { RESOURCE_FAMILIES } from "../../src/domain/resource-families.js";
 import { startRealServer } from "./real-server.js";
 
@@ -9,10 +14,7 @@ const accessors = {
   proxies: (client) => client.proxies,
   storage_destinations: (client) => client.storageDestinations,
   og_configs: (client) => client.ogConfigs,
-} satisfies Record<
-  string,
-  (client: import("../../src/client/index.js").LatchkeyClient) => ResourceFamilyClient
->;
+} satisfies Record<string, (client: LatchkeyClient) => ResourceFamilyClient>;
 
 describe.each(RESOURCE_FAMILIES)("client for $name", (family) => {
   test("create, get, update, list, listAll and delete", async () => {
