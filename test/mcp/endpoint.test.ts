@@ -261,3 +261,23 @@ test("arguments a tool does not declare are a tool error naming them", async () 
     },
   });
 });
+
+test("an unexpected failure in a tool is a tool error that hides the details, logged, never a 5xx", async () => {
+  const { testApp, owner, url } = await setup();
+  const proxies = testApp.services.resources.proxies as { list: (...args: unknown[]) => Promise<unknown> };
+  proxies.list = async () => {
+    throw new Error("database exploded at /var/lib/secret-path");
+  };
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...MCP_POST_HEADERS, ...owner.headers },
+    body: rpc("tools/call", { name: "list_proxies", arguments: {} }),
+  });
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  expect(text).not.toContain("secret-path");
+  expect(JSON.parse(text)).toMatchObject({
+    result: { isError: true, content: [{ type: "text", text: "Internal server error." }] },
+  });
+  expect(testApp.logs.some((line) => line.includes("unhandled error in an MCP tool"))).toBe(true);
+});
