@@ -102,6 +102,25 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
     expect(await recordsOf(t.testApp, t.owner, family)).toEqual([created.json()]);
   });
 
+  test("settings nested 32 levels deep are kept; deeper (even 30,000 levels) is 400, never 500", async () => {
+    const t = await ownerApp();
+    const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    const send = (levels: number) =>
+      t.app.inject({
+        method: "POST",
+        url: path,
+        headers: { ...t.owner.headers, "content-type": "application/json" },
+        payload: `{"name": "deep", "settings": {"v": ${nested(levels)}}}`,
+      });
+    expect((await send(31)).statusCode).toBe(200);
+    for (const levels of [32, 5_000, 30_000]) {
+      const refused = await send(levels);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().validation_errors).toEqual([expect.objectContaining({ path: "/settings" })]);
+      expect(refused.json().message).toContain("32 levels");
+    }
+  });
+
   test("multi-byte settings are measured in bytes, not characters", async () => {
     const t = await ownerApp();
     // 6,000 characters of "é" are 12,000 bytes: fine; 9,000 are 18,000 bytes: too big.
