@@ -14,8 +14,12 @@ import { apiKeyRoutes } from "./http/routes/api-keys.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
 import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
+import { allowedHostnames } from "./mcp/allowed-hosts.js";
+import { mcpRoutes } from "./mcp/route.js";
+import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
@@ -24,6 +28,8 @@ import { type AccessControl, createAccessControl } from "./services/access-decis
 import { createCreditLedger } from "./services/credits.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
+import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
+import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
@@ -42,6 +48,10 @@ export interface Services {
   plans: PlanService;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
+  /** Proxies, storage destinations and OG configurations, one service per family (REST and MCP). */
+  resources: ResourceServices;
+  /** The organization's AWS external id for storage destinations. */
+  awsExternalIds: AwsExternalIdService;
 }
 
 const stderrLog: LimiterLog = {
@@ -88,6 +98,8 @@ export async function createServices(
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
+    resources: createResourceServices({ store: stores.resources, clock }),
+    awsExternalIds: createAwsExternalIdService(stores.resources),
   };
 }
 
@@ -160,8 +172,15 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   registerManagementGuard(app, services.access);
   await app.register(healthRoutes, services);
   await app.register(apiKeyRoutes, { keys: services.keys });
+  await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(authorizeRoutes, services);
   await app.register(forwardAuthRoutes, { ...services, routes: routeTable });
+  await app.register(mcpRoutes, {
+    access: services.access,
+    tools: mcpTools(services),
+    allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
+    maxBodyBytes: MAX_BODY_BYTES,
+  });
   return { app, services };
 }

@@ -13,6 +13,13 @@ const ConfigSchema = Type.Object({
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
   LATCHKEY_DEFAULT_IMAGE_CREDITS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 50 }),
   LATCHKEY_ROUTES: Type.Optional(Type.String({ minLength: 1 })),
+  // Host names, comma-separated: letters, digits, dots, hyphens, or a bracketed IPv6 address.
+  LATCHKEY_MCP_ALLOWED_HOSTS: Type.Optional(
+    Type.String({
+      pattern:
+        "^\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+)(\\s*,\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+))*\\s*$",
+    }),
+  ),
   LATCHKEY_LOG_LEVEL: Type.Union(
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
     { default: "info" },
@@ -42,6 +49,11 @@ export interface Config {
   defaultImageCredits: number;
   /** Path of the forward-auth route table (a JSON file); absent means no routes. */
   routesFile: string | undefined;
+  /**
+   * Extra host names `/mcp` accepts in `Host` and `Origin` (LATCHKEY_MCP_ALLOWED_HOSTS), besides
+   * localhost, 127.0.0.1, [::1] and HOST: the names clients use to reach a server behind a proxy.
+   */
+  mcpAllowedHosts: string[];
   logLevel: string;
 }
 
@@ -77,6 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     secretPepper: config.LATCHKEY_SECRET_PEPPER,
     defaultImageCredits: config.LATCHKEY_DEFAULT_IMAGE_CREDITS,
     routesFile: config.LATCHKEY_ROUTES,
+    mcpAllowedHosts: (config.LATCHKEY_MCP_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
     logLevel: config.LATCHKEY_LOG_LEVEL,
   });
 }

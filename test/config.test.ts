@@ -19,12 +19,19 @@ test("environment values are read and converted", () => {
   expect(config).toMatchObject({ port: 9000, rateWindowSeconds: 5, bootstrap: false });
 });
 
+test("LATCHKEY_MCP_ALLOWED_HOSTS is a comma-separated list of host names, none by default", () => {
+  expect(loadConfig({}).mcpAllowedHosts).toEqual([]);
+  const config = loadConfig({ LATCHKEY_MCP_ALLOWED_HOSTS: " Latchkey.Internal, [::1],mcp.example.com " });
+  expect(config.mcpAllowedHosts).toEqual(["latchkey.internal", "[::1]", "mcp.example.com"]);
+});
+
 test.each([
   ["PORT", "eighty", "PORT"],
   ["LATCHKEY_RATE_WINDOW_SECONDS", "0", "LATCHKEY_RATE_WINDOW_SECONDS"],
   ["LATCHKEY_BOOTSTRAP", "maybe", "LATCHKEY_BOOTSTRAP"],
   ["LATCHKEY_REDIS_URL", "127.0.0.1:6379", "LATCHKEY_REDIS_URL"],
   ["LATCHKEY_SECRET_PEPPER", "short", "LATCHKEY_SECRET_PEPPER"],
+  ["LATCHKEY_MCP_ALLOWED_HOSTS", "https://latchkey.example.com", "LATCHKEY_MCP_ALLOWED_HOSTS"],
 ])("a bad %s (%j) stops start-up with a message naming it", (name, value, named) => {
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid configuration: .*${named}`));
 });

@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { registerKeyCommands } from "./key-commands.js";
 import { registerOrgCommands } from "./org-commands.js";
+import { registerResourceCommands } from "./resource-commands.js";
 import { registerServerCommands } from "./server-commands.js";
 import { registerServiceTokenCommands } from "./service-token-commands.js";
 
@@ -13,6 +14,7 @@ const program = new Command()
 registerServerCommands(program);
 registerOrgCommands(program);
 registerKeyCommands(program);
+registerResourceCommands(program);
 registerServiceTokenCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -1,6 +1,12 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { KeysResource } from "./keys.js";
 import { type AuthorizeInput, authorize, UsageResource } from "./platform.js";
+import {
+  OG_CONFIGS_ROUTE,
+  PROXIES_ROUTE,
+  ResourceFamilyClient,
+  StorageDestinationsClient,
+} from "./resources.js";
 import { RequestSpacer, type SpacingOptions } from "./spacing.js";
 import { type RetryEvent, Transport } from "./transport.js";
 import type { AuthorizeDecision } from "./types.js";
@@ -98,6 +104,12 @@ export class LatchkeyClient {
   /** The usage report (Basic auth with a `usage:read` key). */
   readonly usage: UsageResource;
   readonly #transport: Transport;
+  /** Proxies: list, listAll, get, create, update, delete. */
+  readonly proxies: ResourceFamilyClient;
+  /** Storage destinations: the same methods, plus `awsExternalId()`. */
+  readonly storageDestinations: StorageDestinationsClient;
+  /** OG configurations: list, listAll, get, create, update, delete. */
+  readonly ogConfigs: ResourceFamilyClient;
 
   constructor(options: LatchkeyClientOptions) {
     const hasKey = Boolean(options.apiId) || Boolean(options.apiKey);
@@ -131,6 +143,9 @@ export class LatchkeyClient {
     });
     this.keys = new KeysResource(transport);
     this.usage = new UsageResource(transport);
+    this.proxies = new ResourceFamilyClient(transport, PROXIES_ROUTE);
+    this.storageDestinations = new StorageDestinationsClient(transport);
+    this.ogConfigs = new ResourceFamilyClient(transport, OG_CONFIGS_ROUTE);
     this.#transport = transport;
   }
 

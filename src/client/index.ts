@@ -13,6 +13,7 @@ export {
 } from "./errors.js";
 export type { KeysResource } from "./keys.js";
 export type { AuthorizeInput, UsageResource } from "./platform.js";
+export type { ResourceFamilyClient, StorageDestinationsClient } from "./resources.js";
 export { DEFAULT_RETRY_AFTER_SECONDS, isRateLimitRejection } from "./retry-policy.js";
 export type { RotateOptions, RotationProgress } from "./rotate.js";
 export type { SpacingOptions } from "./spacing.js";
@@ -29,7 +30,11 @@ export type {
   KeyPage,
   KeyRecord,
   ListKeysOptions,
+  ListResourcesOptions,
   Permission,
   UsageCounts,
   UsageReport,
+  ResourceContent,
+  ResourcePage,
+  ResourceRecord,
 } from "./types.js";

@@ -37,7 +37,15 @@ export type AccessDecision = DecisionParts &
 
 /** The one access decision (DESIGN.md sections 4 and 10). Nothing else checks credentials or limits. */
 export interface AccessControl {
+  /** Every check, credentials first. */
   decide(request: AccessRequest): Promise<AccessDecision>;
+  /**
+   * The credentials step alone: the calling key, or the 401 to send. MCP runs it once per HTTP
+   * request, before any MCP message is read, then asks `decideFor` per tool call.
+   */
+  authenticate(authorization: string | null | undefined): Promise<ApiKeyRecord | LatchkeyError>;
+  /** Every step after credentials, for a caller `authenticate` already accepted. */
+  decideFor(caller: ApiKeyRecord, request: Omit<AccessRequest, "authorization">): Promise<AccessDecision>;
 }
 
 export interface AccessControlDeps {
@@ -68,58 +76,67 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     }
   }
 
+  async function decideFor(
+    caller: ApiKeyRecord,
+    request: Omit<AccessRequest, "authorization">,
+  ): Promise<AccessDecision> {
+    const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
+      allowed: false,
+      error,
+      caller,
+      rateLimit: null,
+      credits: null,
+      ...parts,
+    });
+    if (!grantAllows(caller, request.permission)) return refuse(missingPermission(request.permission));
+
+    const feature = planFeatureOf(request.permission);
+    let plan: Plan | undefined;
+    if (feature || request.credits) plan = await plans.get(caller.orgId);
+    if (feature && plan && !plan[feature]) {
+      return refuse(new LatchkeyError("plan_restricted", planRestrictedMessage(feature)));
+    }
+
+    let limit: ManagementDecision | null = null;
+    if (request.group) {
+      limit = await rateLimit.consume(caller.orgId, request.group);
+      if (limit.type === "deny") {
+        const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds);
+        const error = new LatchkeyError("rate_limited", message, {
+          retryAfterSeconds: limit.retryAfterSeconds,
+        });
+        return refuse(error, { rateLimit: limit });
+      }
+    }
+
+    let outcome: CreditOutcome | null = null;
+    if (request.credits && plan) {
+      outcome = await ledger.consume(caller.orgId, plan, request.credits);
+      if (!outcome.allowed) {
+        const message = planLimitMessage(
+          outcome.used,
+          outcome.allowance,
+          outcome.requested,
+          outcome.resetsAt,
+        );
+        return refuse(new LatchkeyError("plan_limit_exceeded", message), {
+          rateLimit: limit,
+          credits: outcome,
+        });
+      }
+    }
+    return { allowed: true, error: null, caller, rateLimit: limit, credits: outcome };
+  }
+
   return {
     async decide(request) {
       const caller = await authenticated(request.authorization);
       if (caller instanceof LatchkeyError) {
         return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
       }
-      const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
-        allowed: false,
-        error,
-        caller,
-        rateLimit: null,
-        credits: null,
-        ...parts,
-      });
-      if (!grantAllows(caller, request.permission)) return refuse(missingPermission(request.permission));
-
-      const feature = planFeatureOf(request.permission);
-      let plan: Plan | undefined;
-      if (feature || request.credits) plan = await plans.get(caller.orgId);
-      if (feature && plan && !plan[feature]) {
-        return refuse(new LatchkeyError("plan_restricted", planRestrictedMessage(feature)));
-      }
-
-      let limit: ManagementDecision | null = null;
-      if (request.group) {
-        limit = await rateLimit.consume(caller.orgId, request.group);
-        if (limit.type === "deny") {
-          const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds);
-          const error = new LatchkeyError("rate_limited", message, {
-            retryAfterSeconds: limit.retryAfterSeconds,
-          });
-          return refuse(error, { rateLimit: limit });
-        }
-      }
-
-      let outcome: CreditOutcome | null = null;
-      if (request.credits && plan) {
-        outcome = await ledger.consume(caller.orgId, plan, request.credits);
-        if (!outcome.allowed) {
-          const message = planLimitMessage(
-            outcome.used,
-            outcome.allowance,
-            outcome.requested,
-            outcome.resetsAt,
-          );
-          return refuse(new LatchkeyError("plan_limit_exceeded", message), {
-            rateLimit: limit,
-            credits: outcome,
-          });
-        }
-      }
-      return { allowed: true, error: null, caller, rateLimit: limit, credits: outcome };
+      return decideFor(caller, request);
     },
+    authenticate: authenticated,
+    decideFor,
   };
 }

@@ -20,8 +20,22 @@ export interface UsageReport {
   perBillingPeriod: { totalImages: number; start: number; end: number }[];
 }
 
+/** The current billing period at a glance: what MCP's `check_usage` answers. */
+export interface PeriodUsage {
+  /** Image credits consumed in the current billing period. */
+  used: number;
+  /** Image credits the plan allows per period. */
+  allowed: number;
+  /** Whether consumption past the allowance is allowed (and recorded). */
+  overages: boolean;
+  /** End of the current period (epoch ms), when credits are restored. */
+  resetsAt: number;
+}
+
 export interface UsageService {
   report(orgId: string): Promise<UsageReport>;
+  /** The current billing period's consumption against the plan. */
+  currentPeriod(orgId: string): Promise<PeriodUsage>;
 }
 
 function add(buckets: Record<string, number>, start: number, images: number): void {
@@ -65,6 +79,14 @@ export function createUsageService(deps: {
         { totalImages: currentUsed, start: current.start, end: current.end },
       ];
       return report;
+    },
+    async currentPeriod(orgId) {
+      const plan = await plans.get(orgId);
+      const current = billingPeriodAt(plan.periodAnchor, clock.now());
+      // Only periods with consumption are stored, so the current one, when present, is the newest.
+      const [latest] = await store.creditPeriods(orgId, 1);
+      const used = latest?.start === current.start ? latest.used : 0;
+      return { used, allowed: plan.imageCredits, overages: plan.overages, resetsAt: current.end };
     },
   };
 }

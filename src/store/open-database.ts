@@ -6,10 +6,12 @@ import pg from "pg";
 import type { KeyStore } from "./key-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
+import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import type { PlanStore } from "./plan-store.js";
+import type { ResourceStore } from "./resource-store.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
 
@@ -56,6 +58,8 @@ export interface Stores {
   keys: KeyStore;
   plans: PlanStore;
   serviceTokens: ServiceTokenStore;
+  /** Proxies, storage destinations and OG configurations. */
+  resources: ResourceStore;
   close(): Promise<void>;
 }
 
@@ -80,6 +84,7 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     keys,
     plans: createKyselyPlanStore(db, { postgres: isPostgres }),
     serviceTokens: createKyselyServiceTokenStore(db),
+    resources: createKyselyResourceStore(db),
     close: () => keys.close(),
   };
 }

@@ -67,6 +67,38 @@ export interface UsageHoursTable {
   images: number;
 }
 
+export interface ResourcesTable {
+  id: string;
+  org_id: string;
+  /** The resource family (`proxies`, `storage_destinations`, `og_configs`). */
+  family: string;
+  name: string;
+  enabled: number;
+  /** The settings object as JSON text. */
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ResourceCountsTable {
+  org_id: string;
+  family: string;
+  /** Live records of the family in the organization; deletes free slots. */
+  count: number;
+}
+
+export interface DeletedResourcesTable {
+  id: string;
+  org_id: string;
+  family: string;
+  deleted_at: number;
+}
+
+export interface AwsExternalIdsTable {
+  org_id: string;
+  external_id: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -74,4 +106,8 @@ export interface Database {
   service_tokens: ServiceTokensTable;
   credit_periods: CreditPeriodsTable;
   usage_hours: UsageHoursTable;
+  resources: ResourcesTable;
+  resource_counts: ResourceCountsTable;
+  deleted_resources: DeletedResourcesTable;
+  aws_external_ids: AwsExternalIdsTable;
 }
