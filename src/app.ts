@@ -8,7 +8,9 @@ import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
+import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
+import { registerMetrics } from "./http/metrics-route.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
@@ -17,6 +19,8 @@ import { healthRoutes } from "./http/routes/health.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
+import { createMetrics, type LatchkeyMetrics } from "./metrics/metrics.js";
+import { type AccessSurface, observeAccess, observeRateLimit } from "./metrics/observe.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
@@ -42,6 +46,8 @@ export interface Services {
   plans: PlanService;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
+  /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
+  metrics: LatchkeyMetrics | null;
 }
 
 const stderrLog: LimiterLog = {
@@ -68,13 +74,24 @@ export async function createServices(
     await store.close();
     throw error;
   }
-  const rateLimit = createManagementRateLimit({
-    limiter,
-    loadLimits: (orgId) => store.getLimits(orgId),
-    windowSeconds: config.rateWindowSeconds,
-    namespace: config.redisPrefix,
-    now: () => clock.now(),
-  });
+  const metrics = config.metrics
+    ? createMetrics({
+        redisConfigured: config.redisUrl !== undefined,
+        limiterHealthy: () => limiter.healthy,
+        databaseDialect: stores.dialect,
+        databasePool: stores.poolStats,
+      })
+    : null;
+  const rateLimit = observeRateLimit(
+    createManagementRateLimit({
+      limiter,
+      loadLimits: (orgId) => store.getLimits(orgId),
+      windowSeconds: config.rateWindowSeconds,
+      namespace: config.redisPrefix,
+      now: () => clock.now(),
+    }),
+    metrics,
+  );
   const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits });
   const credits = createCreditLedger(stores.plans, clock);
   return {
@@ -88,6 +105,7 @@ export async function createServices(
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
+    metrics,
   };
 }
 
@@ -121,15 +139,7 @@ function loadRouteTable(path: string | undefined): RouteTable {
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
   const routeTable = loadRouteTable(config.routesFile);
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      // Credentials must never reach a log line, whatever a serializer or a debug session adds.
-      redact: {
-        paths: ["req.headers.authorization", "headers.authorization", "authorization"],
-        censor: "[redacted]",
-      },
-      ...(logStream ? { stream: logStream } : {}),
-    },
+    logger: loggerOptions(config, logStream),
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: MAX_BODY_BYTES,
@@ -150,12 +160,19 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   });
 
   registerErrorHandling(app);
+  // Before every route, so that every response is counted; each adapter's decisions get their label.
+  if (services.metrics) registerMetrics(app, services.metrics);
+  const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
   await registerOpenApi(app);
-  registerManagementGuard(app, services.access);
+  registerManagementGuard(app, accessFor("rest"));
   await app.register(healthRoutes, services);
   await app.register(apiKeyRoutes, { keys: services.keys });
   await app.register(usageRoutes, { usage: services.usage });
-  await app.register(authorizeRoutes, services);
-  await app.register(forwardAuthRoutes, { ...services, routes: routeTable });
+  await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
+  await app.register(forwardAuthRoutes, {
+    ...services,
+    access: accessFor("forward_auth"),
+    routes: routeTable,
+  });
   return { app, services };
 }

@@ -17,6 +17,8 @@ const ConfigSchema = Type.Object({
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
     { default: "info" },
   ),
+  LATCHKEY_LOG_FORMAT: Type.Union([Type.Literal("json"), Type.Literal("pretty")], { default: "json" }),
+  LATCHKEY_METRICS: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -43,6 +45,10 @@ export interface Config {
   /** Path of the forward-auth route table (a JSON file); absent means no routes. */
   routesFile: string | undefined;
   logLevel: string;
+  /** `json` (one JSON object per line, for log collectors) or `pretty` (for people, via pino-pretty). */
+  logFormat: "json" | "pretty";
+  /** Whether `GET /metrics` serves Prometheus metrics (and requests are counted). */
+  metrics: boolean;
 }
 
 const validate = new Ajv({
@@ -78,5 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     defaultImageCredits: config.LATCHKEY_DEFAULT_IMAGE_CREDITS,
     routesFile: config.LATCHKEY_ROUTES,
     logLevel: config.LATCHKEY_LOG_LEVEL,
+    logFormat: config.LATCHKEY_LOG_FORMAT,
+    metrics: config.LATCHKEY_METRICS === "on",
   });
 }

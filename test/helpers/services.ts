@@ -4,7 +4,8 @@ import { describe, test } from "vitest";
 /**
  * The external services some suites need, and where each comes from: the URL of the machine's
  * PostgreSQL and Redis (DESIGN.md section 9), and the `redis-server` program for suites that must stop
- * and restart a Redis of their own (never the shared one).
+ * and restart a Redis of their own (never the shared one), and the `prometheus` program for the suite
+ * that scrapes a real server with a Prometheus of its own (never the machine's Debian service).
  */
 export interface TestServices {
   /** LATCHKEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test. */
@@ -13,6 +14,8 @@ export interface TestServices {
   redis: string;
   /** Path of the redis-server program (LATCHKEY_TEST_REDIS_SERVER, else found on PATH). */
   redisServer: string;
+  /** Path of the prometheus program (LATCHKEY_TEST_PROMETHEUS, else found on PATH; Debian's package). */
+  prometheus: string;
 }
 
 export type ServiceName = keyof TestServices;
@@ -29,6 +32,13 @@ function findService(name: ServiceName): { value: string } | { missing: string }
       const program = process.env.LATCHKEY_TEST_REDIS_SERVER || "redis-server";
       const probe = spawnSync(program, ["--version"], { encoding: "utf8" });
       return probe.status === 0 ? { value: program } : { missing: `${program} cannot be run` };
+    }
+    case "prometheus": {
+      const program = process.env.LATCHKEY_TEST_PROMETHEUS || "prometheus";
+      const probe = spawnSync(program, ["--version"], { encoding: "utf8" });
+      return probe.status === 0
+        ? { value: program }
+        : { missing: `${program} cannot be run (apt-get install prometheus)` };
     }
   }
 }

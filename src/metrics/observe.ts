@@ -1,0 +1,42 @@
+import type { ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
+import type { AccessControl } from "../services/access-decision.js";
+import type { LatchkeyMetrics } from "./metrics.js";
+
+/** Where an access decision was asked for: one label value per adapter. */
+export type AccessSurface = "rest" | "authorize" | "forward_auth" | "mcp";
+
+/**
+ * The one access decision, counted: the rules stay in `createAccessControl`, this only reads its
+ * answer. The composition root wraps it once per adapter, so each surface gets its own label.
+ */
+export function observeAccess(
+  access: AccessControl,
+  metrics: LatchkeyMetrics | null,
+  surface: AccessSurface,
+): AccessControl {
+  if (!metrics) return access;
+  return {
+    async decide(request) {
+      const decision = await access.decide(request);
+      metrics.accessDecisions.inc({ surface, outcome: decision.allowed ? "allowed" : decision.error.code });
+      const consumed = decision.credits?.consumed ?? 0;
+      if (consumed > 0) metrics.creditsConsumed.inc(consumed);
+      return decision;
+    },
+  };
+}
+
+/** The one `consume(org, group)`, counted by group and outcome. */
+export function observeRateLimit(
+  rateLimit: ManagementRateLimit,
+  metrics: LatchkeyMetrics | null,
+): ManagementRateLimit {
+  if (!metrics) return rateLimit;
+  return {
+    async consume(orgId, group) {
+      const decision = await rateLimit.consume(orgId, group);
+      metrics.rateLimitDecisions.inc({ group, outcome: decision.type === "allow" ? "allowed" : "limited" });
+      return decision;
+    },
+  };
+}
