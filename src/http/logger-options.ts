@@ -14,7 +14,13 @@ export function loggerOptions(
 ): FastifyServerOptions["logger"] {
   const destination =
     config.logFormat === "pretty"
-      ? PinoPretty({ destination: stream ?? 1, translateTime: "SYS:standard", ignore: "pid,hostname" })
+      ? PinoPretty({
+          destination: stream ?? 1,
+          // Synchronous, so the last lines before an exit are not lost; pretty logs are for people.
+          sync: true,
+          translateTime: "SYS:standard",
+          ignore: "pid,hostname",
+        })
       : stream;
   return {
     level: config.logLevel,

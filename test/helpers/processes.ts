@@ -43,6 +43,8 @@ export interface ServerProcess {
   baseUrl: string;
   /** Everything written to standard error so far. */
   stderr(): string;
+  /** Everything written to standard output (the logs) so far. */
+  stdout(): string;
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
 }
@@ -64,7 +66,10 @@ export async function startServer(
   child.stderr?.on("data", (chunk) => {
     stderr += String(chunk);
   });
-  child.stdout?.resume();
+  let stdout = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += String(chunk);
+  });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   onTestFinished(() => {
     if (child.exitCode === null) child.kill("SIGKILL");
@@ -74,7 +79,9 @@ export async function startServer(
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
     try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return { child, baseUrl, stderr: () => stderr, exited };
+      if ((await fetch(`${baseUrl}/healthz`)).ok) {
+        return { child, baseUrl, stderr: () => stderr, stdout: () => stdout, exited };
+      }
     } catch {
       // not listening yet
     }
