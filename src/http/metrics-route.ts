@@ -11,14 +11,26 @@ const UNMATCHED = "unmatched";
  * an organization or a key (docs/metrics.md says how to keep the page private anyway).
  */
 export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): void {
+  // One child per label set, kept: prom-client would otherwise sort and hash the labels on every
+  // request. The set is bounded (methods x route patterns x statuses).
+  const children = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  const childFor = (method: string, route: string, status: number) => {
+    const key = `${method} ${route} ${status}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { method, route, status: String(status) };
+      const counter = metrics.httpRequests.labels(labels);
+      const histogram = metrics.httpDuration.labels(labels);
+      child = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
+      children.set(key, child);
+    }
+    return child;
+  };
+
   app.addHook("onResponse", (request, reply, done) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? UNMATCHED,
-      status: String(reply.statusCode),
-    };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    const child = childFor(request.method, request.routeOptions.url ?? UNMATCHED, reply.statusCode);
+    child.count();
+    child.time(reply.elapsedTime / 1000);
     done();
   });
 
