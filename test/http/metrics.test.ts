@@ -1,7 +1,10 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { expect, test } from "vitest";
 import { buildTestApp, ownerApp } from "../helpers/build-test-app.js";
 import { sampleValue } from "../helpers/metrics-page.js";
+import { tempDir } from "../helpers/processes.js";
 
 /** `GET /metrics`: what an operator's Prometheus reads, and that every counted event shows there. */
 
@@ -115,4 +118,43 @@ test("LATCHKEY_METRICS=off serves no /metrics", async () => {
   const response = await app.inject({ method: "GET", url: "/metrics" });
   expect(response.statusCode).toBe(404);
   expect(response.json()).toMatchObject({ code: "not_found" });
+});
+
+test("forward-auth decisions are counted under their own surface, with the credits they consume", async () => {
+  const routes = join(tempDir(), "routes.json");
+  writeFileSync(
+    routes,
+    JSON.stringify([{ method: "POST", path: "/v1/image", permission: "images:create", credits: 2 }]),
+  );
+  const testApp = await buildTestApp({ env: { LATCHKEY_ROUTES: routes } });
+  const owner = await testApp.createOrganization();
+  const { token } = await testApp.services.serviceTokens.create("gateway");
+  const forward = (headers: Record<string, string>) =>
+    testApp.app.inject({
+      method: "GET",
+      url: "/v1/forward-auth",
+      headers: {
+        "x-latchkey-service-token": token,
+        "x-forwarded-method": "POST",
+        "x-forwarded-uri": "/v1/image",
+        ...headers,
+      },
+    });
+  expect((await forward(owner.headers)).statusCode).toBe(200);
+  expect((await forward({})).statusCode).toBe(401);
+
+  const page = await scrape(testApp.app);
+  const surface = { surface: "forward_auth" };
+  expect(sampleValue(page, "latchkey_access_decisions_total", { ...surface, outcome: "allowed" })).toBe(1);
+  expect(sampleValue(page, "latchkey_access_decisions_total", { ...surface, outcome: "unauthorized" })).toBe(
+    1,
+  );
+  expect(sampleValue(page, "latchkey_credits_consumed_total")).toBe(2);
+  expect(
+    sampleValue(page, "latchkey_http_requests_total", {
+      method: "GET",
+      route: "/v1/forward-auth",
+      status: "401",
+    }),
+  ).toBe(1);
 });
