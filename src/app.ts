@@ -8,7 +8,9 @@ import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
+import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
+import { registerMetrics } from "./http/metrics-route.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
@@ -21,6 +23,8 @@ import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
+import { createMetrics, type LatchkeyMetrics } from "./metrics/metrics.js";
+import { type AccessSurface, observeAccess, observeRateLimit } from "./metrics/observe.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
@@ -52,6 +56,8 @@ export interface Services {
   resources: ResourceServices;
   /** The organization's AWS external id for storage destinations. */
   awsExternalIds: AwsExternalIdService;
+  /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
+  metrics: LatchkeyMetrics | null;
 }
 
 const stderrLog: LimiterLog = {
@@ -78,13 +84,24 @@ export async function createServices(
     await store.close();
     throw error;
   }
-  const rateLimit = createManagementRateLimit({
-    limiter,
-    loadLimits: (orgId) => store.getLimits(orgId),
-    windowSeconds: config.rateWindowSeconds,
-    namespace: config.redisPrefix,
-    now: () => clock.now(),
-  });
+  const metrics = config.metrics
+    ? createMetrics({
+        redisConfigured: config.redisUrl !== undefined,
+        limiterHealthy: () => limiter.healthy,
+        databaseDialect: stores.dialect,
+        databasePool: stores.poolStats,
+      })
+    : null;
+  const rateLimit = observeRateLimit(
+    createManagementRateLimit({
+      limiter,
+      loadLimits: (orgId) => store.getLimits(orgId),
+      windowSeconds: config.rateWindowSeconds,
+      namespace: config.redisPrefix,
+      now: () => clock.now(),
+    }),
+    metrics,
+  );
   const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits });
   const credits = createCreditLedger(stores.plans, clock);
   return {
@@ -100,6 +117,7 @@ export async function createServices(
     usage: createUsageService({ store: stores.plans, plans, clock }),
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
+    metrics,
   };
 }
 
@@ -133,21 +151,7 @@ function loadRouteTable(path: string | undefined): RouteTable {
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
   const routeTable = loadRouteTable(config.routesFile);
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      // Credentials must never reach a log line, whatever a serializer or a debug session adds.
-      redact: {
-        paths: [
-          "req.headers.authorization",
-          "headers.authorization",
-          "authorization",
-          'req.headers["x-latchkey-service-token"]',
-          'headers["x-latchkey-service-token"]',
-        ],
-        censor: "[redacted]",
-      },
-      ...(logStream ? { stream: logStream } : {}),
-    },
+    logger: loggerOptions(config, logStream),
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: MAX_BODY_BYTES,
@@ -168,16 +172,23 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   });
 
   registerErrorHandling(app);
+  // Before every route, so that every response is counted; each adapter's decisions get their label.
+  if (services.metrics) registerMetrics(app, services.metrics);
+  const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
   await registerOpenApi(app);
-  registerManagementGuard(app, services.access);
+  registerManagementGuard(app, accessFor("rest"));
   await app.register(healthRoutes, services);
   await app.register(apiKeyRoutes, { keys: services.keys });
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
-  await app.register(authorizeRoutes, services);
-  await app.register(forwardAuthRoutes, { ...services, routes: routeTable });
+  await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
+  await app.register(forwardAuthRoutes, {
+    ...services,
+    access: accessFor("forward_auth"),
+    routes: routeTable,
+  });
   await app.register(mcpRoutes, {
-    access: services.access,
+    access: accessFor("mcp"),
     tools: mcpTools(services),
     allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
     maxBodyBytes: MAX_BODY_BYTES,

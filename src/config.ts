@@ -24,6 +24,8 @@ const ConfigSchema = Type.Object({
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
     { default: "info" },
   ),
+  LATCHKEY_LOG_FORMAT: Type.Union([Type.Literal("json"), Type.Literal("pretty")], { default: "json" }),
+  LATCHKEY_METRICS: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -55,6 +57,10 @@ export interface Config {
    */
   mcpAllowedHosts: string[];
   logLevel: string;
+  /** `json` (one JSON object per line, for log collectors) or `pretty` (for people, via pino-pretty). */
+  logFormat: "json" | "pretty";
+  /** Whether `GET /metrics` serves Prometheus metrics (and requests are counted). */
+  metrics: boolean;
 }
 
 const validate = new Ajv({
@@ -94,5 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
     logLevel: config.LATCHKEY_LOG_LEVEL,
+    logFormat: config.LATCHKEY_LOG_FORMAT,
+    metrics: config.LATCHKEY_METRICS === "on",
   });
 }

@@ -11,12 +11,26 @@ test("defaults match DESIGN.md: 127.0.0.1:8080, SQLite in ./data, 60 s window, b
     redisUrl: undefined,
     rateWindowSeconds: 60,
     bootstrap: true,
+    logFormat: "json",
+    metrics: true,
   });
 });
 
 test("environment values are read and converted", () => {
-  const config = loadConfig({ PORT: "9000", LATCHKEY_RATE_WINDOW_SECONDS: "5", LATCHKEY_BOOTSTRAP: "off" });
-  expect(config).toMatchObject({ port: 9000, rateWindowSeconds: 5, bootstrap: false });
+  const config = loadConfig({
+    PORT: "9000",
+    LATCHKEY_RATE_WINDOW_SECONDS: "5",
+    LATCHKEY_BOOTSTRAP: "off",
+    LATCHKEY_LOG_FORMAT: "pretty",
+    LATCHKEY_METRICS: "off",
+  });
+  expect(config).toMatchObject({
+    port: 9000,
+    rateWindowSeconds: 5,
+    bootstrap: false,
+    logFormat: "pretty",
+    metrics: false,
+  });
 });
 
 test("LATCHKEY_MCP_ALLOWED_HOSTS is a comma-separated list of host names, none by default", () => {
@@ -32,6 +46,8 @@ test.each([
   ["LATCHKEY_REDIS_URL", "127.0.0.1:6379", "LATCHKEY_REDIS_URL"],
   ["LATCHKEY_SECRET_PEPPER", "short", "LATCHKEY_SECRET_PEPPER"],
   ["LATCHKEY_MCP_ALLOWED_HOSTS", "https://latchkey.example.com", "LATCHKEY_MCP_ALLOWED_HOSTS"],
+  ["LATCHKEY_LOG_FORMAT", "xml", "LATCHKEY_LOG_FORMAT"],
+  ["LATCHKEY_METRICS", "yes", "LATCHKEY_METRICS"],
 ])("a bad %s (%j) stops start-up with a message naming it", (name, value, named) => {
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid configuration: .*${named}`));
 });

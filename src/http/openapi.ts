@@ -1,21 +1,78 @@
+import { readFileSync } from "node:fs";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, RouteOptions } from "fastify";
+import { hoistNamedSchemas } from "./openapi-components.js";
 
-/** Publishes the route schemas as OpenAPI 3.1 at `/openapi.json` and a browsable reference at `/docs`. */
+const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+  license: string;
+};
+
+/** `createApiKey`, `listApiKeys`, `authorize`: lower camel case, a verb first. */
+const OPERATION_ID = /^[a-z][A-Za-z0-9]*$/;
+
+/**
+ * Every published route names its operation: generators derive method names from `operationId`, so it
+ * must exist, follow one style and never change. A route without one fails at start, naming itself.
+ */
+function requireOperationId(route: RouteOptions): void {
+  const schema = route.schema as { hide?: boolean; operationId?: string } | undefined;
+  if (!schema || schema.hide) return;
+  const where = `${String(route.method)} ${route.url}`;
+  if (!schema.operationId) {
+    throw new Error(`${where}: published routes need schema.operationId (or schema.hide: true).`);
+  }
+  if (!OPERATION_ID.test(schema.operationId)) {
+    throw new Error(`${where}: operationId "${schema.operationId}" is not lower camel case.`);
+  }
+}
+
+/**
+ * Publishes the route schemas as OpenAPI 3.1 at `/openapi.json` and a browsable reference at `/docs`.
+ * Schemas made with `named()` become `#/components/schemas/<name>`; see src/http/README.md.
+ */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  app.addHook("onRoute", requireOperationId);
   await app.register(swagger, {
+    // Named schemas nested in a route schema become components under their own name, not `def-N`.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // ...and so do the named schemas at the top of a body or response.
+    transformObject: (document) =>
+      hoistNamedSchemas("openapiObject" in document ? document.openapiObject : {}),
     openapi: {
       openapi: "3.1.0",
       info: {
         title: "latchkey",
-        version: "1",
+        version: packageJson.version,
         description: "API-key management with exact per-organization management rate limits.",
+        license: { name: packageJson.license, identifier: packageJson.license },
       },
+      servers: [
+        { url: "/", description: "The latchkey server that serves this document." },
+        { url: "http://127.0.0.1:8080", description: "A local server with the default PORT and HOST." },
+      ],
+      tags: [
+        { name: "API keys", description: "Create, list, retrieve, update and disable keys." },
+        { name: "Platform", description: "For the platform's services: may this caller do this?" },
+        { name: "Usage", description: "What an organization consumed." },
+        { name: "Proxies", description: "Proxies the organization's requests go through." },
+        { name: "Storage destinations", description: "Where the organization's images are stored." },
+        { name: "OG configurations", description: "Open Graph image configurations." },
+      ],
       components: {
         securitySchemes: {
-          basicAuth: { type: "http", scheme: "basic" },
-          serviceToken: { type: "apiKey", in: "header", name: "X-Latchkey-Service-Token" },
+          basicAuth: {
+            type: "http",
+            scheme: "basic",
+            description: "A key's `api_id` as the user name and its `api_key` as the password.",
+          },
+          serviceToken: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Latchkey-Service-Token",
+            description: "A service token (`latchkey service-token create`).",
+          },
         },
       },
     },

@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
-import { ErrorBody } from "./schemas.js";
+import { ErrorBody, named } from "./schemas.js";
 
 /** The wire shapes of the platform side (DESIGN.md section 10), defined once like schemas.ts. */
 
@@ -32,46 +32,100 @@ export const AuthorizeBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: "May this caller do this?" },
+  {
+    ...named("AuthorizeRequest", "May this caller do this?"),
+    additionalProperties: false,
+    examples: [
+      {
+        authorization: "Basic bGtpZF84OGhCeXd4VUpLMTJGb3NFWU8zcG5DOmxrc2tfLi4u",
+        permission: "images:create",
+        credits: 1,
+      },
+    ],
+  },
 );
 export type AuthorizeBody = Static<typeof AuthorizeBody>;
 
-export const AuthorizeDecision = Type.Object({
-  allowed: Type.Boolean(),
-  status: Type.Integer({ description: "The status to answer the caller with: 200, 401, 403 or 429." }),
-  organization_id: Type.Union([Type.String(), Type.Null()]),
-  key: Type.Union([
-    Type.Object({
-      id: Type.String(),
-      api_id: Type.String(),
-      permissions: Type.Array(Type.String({ enum: [...PERMISSION_CATALOGUE] })),
-      all_future_permissions: Type.Boolean(),
+const AuthorizedKey = Type.Object(
+  {
+    id: Type.String(),
+    api_id: Type.String(),
+    permissions: Type.Array(Type.String({ enum: [...PERMISSION_CATALOGUE] })),
+    all_future_permissions: Type.Boolean(),
+  },
+  named("AuthorizedKey", "The key the decision was made for."),
+);
+
+export const AuthorizeDecision = Type.Object(
+  {
+    allowed: Type.Boolean(),
+    status: Type.Integer({ description: "The status to answer the caller with: 200, 401, 403 or 429." }),
+    organization_id: Type.Union([Type.String(), Type.Null()]),
+    key: Type.Union([AuthorizedKey, Type.Null()]),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description: "Headers to relay to the caller: RateLimit-*, Retry-After, x-renders-*, WWW-Authenticate.",
     }),
-    Type.Null(),
-  ]),
-  headers: Type.Record(Type.String(), Type.String(), {
-    description: "Headers to relay to the caller: RateLimit-*, Retry-After, x-renders-*, WWW-Authenticate.",
-  }),
-  error: Type.Union([ErrorBody, Type.Null()], { description: "The error body to relay when not allowed." }),
-});
+    error: Type.Union([ErrorBody, Type.Null()], { description: "The error body to relay when not allowed." }),
+  },
+  {
+    ...named("AuthorizeDecision", "The decision: allowed, or the status, headers and error body to relay."),
+    examples: [
+      {
+        allowed: true,
+        status: 200,
+        organization_id: "org_QH0ptbBe7WlnJxYGrHxbYS",
+        key: {
+          id: "key_4vJ2mQ8sT1xZ7bN3cP5dR9",
+          api_id: "lkid_88hBywxUJK12FosEYO3pnC",
+          permissions: ["images:create", "images:store"],
+          all_future_permissions: false,
+        },
+        headers: { "x-renders-allowed": "50", "x-renders-consumed": "1", "x-renders-used": "1" },
+        error: null,
+      },
+    ],
+  },
+);
 export type AuthorizeDecision = Static<typeof AuthorizeDecision>;
 
-const Counts = Type.Record(Type.String({ format: "date-time" }), Type.Integer());
-
-export const UsageReportBody = Type.Object({
-  data: Type.Object({
-    hour: Counts,
-    day: Counts,
-    month: Counts,
-  }),
-  per_billing_period: Type.Array(
-    Type.Object({
-      total_images: Type.Integer(),
-      start: Type.String({ format: "date-time" }),
-      end: Type.String({ format: "date-time" }),
-    }),
-  ),
+const Counts = Type.Record(Type.String({ format: "date-time" }), Type.Integer(), {
+  description: "Images consumed, keyed by the start of each interval (intervals without usage omitted).",
 });
+
+export const UsageReportBody = Type.Object(
+  {
+    data: Type.Object({
+      hour: Counts,
+      day: Counts,
+      month: Counts,
+    }),
+    per_billing_period: Type.Array(
+      Type.Object(
+        {
+          total_images: Type.Integer(),
+          start: Type.String({ format: "date-time" }),
+          end: Type.String({ format: "date-time" }),
+        },
+        named("BillingPeriodUsage", "Images consumed in one billing period."),
+      ),
+    ),
+  },
+  {
+    ...named("UsageReport", "Image credits consumed per hour, day, month and billing period."),
+    examples: [
+      {
+        data: {
+          hour: { "2026-11-22T11:00:00.000Z": 3 },
+          day: { "2026-11-22T00:00:00.000Z": 3 },
+          month: { "2026-11-01T00:00:00.000Z": 3 },
+        },
+        per_billing_period: [
+          { total_images: 3, start: "2026-11-01T00:00:00.000Z", end: "2026-12-01T00:00:00.000Z" },
+        ],
+      },
+    ],
+  },
+);
 
 /** Known group names, for the authorize body's error message. */
 export const GROUP_NAMES = RATE_LIMIT_GROUPS.join(", ");

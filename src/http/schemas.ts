@@ -1,12 +1,21 @@
 import { type Static, Type } from "typebox";
-import { ERROR_STATUS } from "../domain/errors.js";
+import { ERROR_STATUS, type ErrorCode } from "../domain/errors.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../domain/key-configuration.js";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
+import { errorExample } from "./error-examples.js";
 
 /**
  * The wire shapes, defined once: Fastify validates with them, TypeScript infers from them, and
  * @fastify/swagger publishes them as the OpenAPI document.
  */
+/**
+ * The options that make a schema a named component of the OpenAPI document
+ * (`#/components/schemas/<name>`): generated clients get a type of that name. Names are unique.
+ */
+export function named(name: string, description: string) {
+  return { $id: name, title: name, description };
+}
+
 /**
  * A string of at most `maxLength` characters, or null. Written as `type: ["string", "null"]` rather than
  * `anyOf`, so that an over-long value gets one clear error instead of one per branch.
@@ -40,27 +49,64 @@ export const KeyConfigurationBody = Type.Object(
       Type.Boolean({ description: "The key gets every current and future permission. Default `false`." }),
     ),
   },
-  { additionalProperties: false, description: "The full configuration of a key (create and update)." },
+  {
+    ...named("ApiKeyRequest", "The full configuration of a key (create and update)."),
+    additionalProperties: false,
+    examples: [
+      {
+        name: "renderer",
+        description: "production image renderer",
+        permissions: ["images:create", "images:store"],
+      },
+    ],
+  },
 );
 export type KeyConfigurationBody = Static<typeof KeyConfigurationBody>;
 
-export const KeyRecord = Type.Object({
-  id: Type.String({ description: "Resource identifier, used in management paths." }),
-  api_id: Type.String({ description: "Basic-authentication username." }),
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  enabled: Type.Boolean({ description: "Whether the key can authenticate (inverse of `disabled`)." }),
-  permissions: Type.Array(Type.String({ enum: [...PERMISSION_CATALOGUE] })),
-  all_future_permissions: Type.Boolean(),
-  created_at: Type.String({ format: "date-time" }),
-  updated_at: Type.String({ format: "date-time" }),
+/** The permission names of the catalogue, as records list them. */
+const Permission = Type.String({
+  ...named("Permission", "A permission name of the catalogue."),
+  enum: [...PERMISSION_CATALOGUE],
 });
+
+const keyRecordExample = {
+  id: "key_4vJ2mQ8sT1xZ7bN3cP5dR9",
+  api_id: "lkid_88hBywxUJK12FosEYO3pnC",
+  name: "renderer",
+  description: "production image renderer",
+  enabled: true,
+  permissions: ["images:create", "images:store"],
+  all_future_permissions: false,
+  created_at: "2026-11-22T11:36:56.123Z",
+  updated_at: "2026-11-22T11:36:56.123Z",
+};
+
+export const KeyRecord = Type.Object(
+  {
+    id: Type.String({ description: "Resource identifier, used in management paths." }),
+    api_id: Type.String({ description: "Basic-authentication username." }),
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    enabled: Type.Boolean({ description: "Whether the key can authenticate (inverse of `disabled`)." }),
+    permissions: Type.Array(Permission),
+    all_future_permissions: Type.Boolean(),
+    created_at: Type.String({ format: "date-time" }),
+    updated_at: Type.String({ format: "date-time" }),
+  },
+  { ...named("ApiKeyRecord", "A key, without its secret."), examples: [keyRecordExample] },
+);
 export type KeyRecord = Static<typeof KeyRecord>;
 
-export const CreatedKeyRecord = Type.Object({
-  ...KeyRecord.properties,
-  api_key: Type.String({ description: "The secret. Returned only here: store it now." }),
-});
+export const CreatedKeyRecord = Type.Object(
+  {
+    ...KeyRecord.properties,
+    api_key: Type.String({ description: "The secret. Returned only here: store it now." }),
+  },
+  {
+    ...named("CreatedApiKey", "A new key with its secret: the only response that ever shows the secret."),
+    examples: [{ ...keyRecordExample, api_key: "lksk_3Xq9TtVb8wYzN2kLm4PpRs6DfGh1Jc0Ae5Ui7Oy9WbZ1a2b3c" }],
+  },
+);
 
 export const KeyIdParams = Type.Object({
   id: Type.String({
@@ -84,28 +130,73 @@ export const ListKeysQuery = Type.Object(
 );
 export type ListKeysQuery = Static<typeof ListKeysQuery>;
 
-export const KeyList = Type.Object({
-  data: Type.Array(KeyRecord),
-  pagination: Type.Object({ next_page_start: Type.Union([Type.String(), Type.Null()]) }),
-});
+export const KeyList = Type.Object(
+  {
+    data: Type.Array(KeyRecord),
+    pagination: Type.Object(
+      {
+        next_page_start: Type.Union([Type.String(), Type.Null()], {
+          description: "Cursor of the next page (`page_start`); null on the last page.",
+        }),
+      },
+      named("Pagination", "Where the next page starts."),
+    ),
+  },
+  {
+    ...named("ApiKeyList", "One page of keys, newest first."),
+    examples: [{ data: [keyRecordExample], pagination: { next_page_start: null } }],
+  },
+);
 
 /** The empty answer of a disable: documented as 204 so that generated clients expect no body. */
 export const NoContent = Type.Null({ description: "The key is disabled (or already was). No body." });
 
 /** The one error body (DESIGN.md section 4); `validation_errors` only on input errors. */
-export const ErrorBody = Type.Object({
-  statusCode: Type.Integer(),
-  error: Type.String({ description: "The HTTP status phrase." }),
-  message: Type.String(),
-  code: Type.String({ enum: Object.keys(ERROR_STATUS) }),
-  validation_errors: Type.Optional(
-    Type.Array(Type.Object({ path: Type.String({ description: "JSON pointer" }), message: Type.String() })),
-  ),
-});
+export const ErrorBody = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String({ description: "The HTTP status phrase." }),
+    message: Type.String(),
+    code: Type.String({ enum: Object.keys(ERROR_STATUS), description: "Machine-readable error code." }),
+    validation_errors: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { path: Type.String({ description: "JSON pointer" }), message: Type.String() },
+          named("ValidationError", "One offending member of the request."),
+        ),
+      ),
+    ),
+  },
+  named("ErrorBody", "The body of every error response."),
+);
 
 export type ErrorBody = Static<typeof ErrorBody>;
 
-/** Documents the error statuses a route can answer with, all in the one error shape. */
-export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
+const CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/**
+ * Documents the errors a route can answer with, one response per status, each in the one error shape
+ * with an example per code. Pass error codes (`"key_quota_exceeded"`) or statuses (`409`: every code
+ * of that status).
+ */
+export function errorResponses(...errors: (ErrorCode | number)[]): Record<number, typeof ErrorBody> {
+  const codes = errors.flatMap((error) =>
+    typeof error === "number" ? CODES.filter((code) => ERROR_STATUS[code] === error) : [error],
+  );
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, statusCodes]) => [
+      status,
+      {
+        ...ErrorBody,
+        "x-response-description": `Error ${statusCodes.map((code) => `\`${code}\``).join(" or ")}.`,
+        // A named example per code (@fastify/swagger moves `x-examples` to the media object).
+        "x-examples": Object.fromEntries(
+          statusCodes.map((code) => [code, { summary: code, value: errorExample(code) }]),
+        ),
+      },
+    ]),
+  );
 }

@@ -28,7 +28,7 @@ function openSqlite(path: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
-function openPostgres(url: string): Kysely<Database> {
+function openPostgres(url: string): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -42,7 +42,7 @@ function openPostgres(url: string): Kysely<Database> {
         oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }
 
 /** The schema unqualified tables go to (the first existing one of `search_path`, usually `public`). */
@@ -60,6 +60,10 @@ export interface Stores {
   serviceTokens: ServiceTokenStore;
   /** Proxies, storage destinations and OG configurations. */
   resources: ResourceStore;
+  /** Which database this is, for the metrics. */
+  dialect: "sqlite" | "postgres";
+  /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
+  poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
   close(): Promise<void>;
 }
 
@@ -72,7 +76,8 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
   if (!isPostgres && !databaseUrl.startsWith("sqlite:")) {
     throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
   }
-  const db = isPostgres ? openPostgres(databaseUrl) : openSqlite(databaseUrl.slice("sqlite:".length));
+  const postgres = isPostgres ? openPostgres(databaseUrl) : undefined;
+  const db = postgres ? postgres.db : openSqlite(databaseUrl.slice("sqlite:".length));
   try {
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
   } catch (error) {
@@ -85,6 +90,14 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     plans: createKyselyPlanStore(db, { postgres: isPostgres }),
     serviceTokens: createKyselyServiceTokenStore(db),
     resources: createKyselyResourceStore(db),
+    dialect: postgres ? "postgres" : "sqlite",
+    poolStats: postgres
+      ? () => ({
+          total: postgres.pool.totalCount,
+          idle: postgres.pool.idleCount,
+          waiting: postgres.pool.waitingCount,
+        })
+      : undefined,
     close: () => keys.close(),
   };
 }

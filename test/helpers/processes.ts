@@ -43,6 +43,8 @@ export interface ServerProcess {
   baseUrl: string;
   /** Everything written to standard error so far. */
   stderr(): string;
+  /** Everything written to standard output (the logs) so far. */
+  stdout(): string;
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
 }
@@ -81,7 +83,10 @@ async function launchServer(
   child.stderr?.on("data", (chunk) => {
     stderr += String(chunk);
   });
-  child.stdout?.resume();
+  let stdout = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += String(chunk);
+  });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   killLater(() => {
     if (child.exitCode === null) child.kill("SIGKILL");
@@ -91,7 +96,9 @@ async function launchServer(
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
     try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return { child, baseUrl, stderr: () => stderr, exited };
+      if ((await fetch(`${baseUrl}/healthz`)).ok) {
+        return { child, baseUrl, stderr: () => stderr, stdout: () => stdout, exited };
+      }
     } catch {
       // not listening yet
     }

@@ -4,7 +4,9 @@ import { describe, test } from "vitest";
 /**
  * The external services some suites need, and where each comes from: the URL of the machine's
  * PostgreSQL and Redis (DESIGN.md section 9), and the `redis-server` program for suites that must stop
- * and restart a Redis of their own (never the shared one), and the `caddy` program for the gateway suite.
+ * and restart a Redis of their own (never the shared one), the `caddy` program for the gateway suite,
+ * and the `prometheus` program for the suite that scrapes a real server with a Prometheus of its own
+ * (never the machine's Debian service).
  */
 export interface TestServices {
   /** LATCHKEY_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test. */
@@ -15,6 +17,8 @@ export interface TestServices {
   redisServer: string;
   /** Path of the caddy program, for the gateway suite (LATCHKEY_TEST_CADDY, else found on PATH). */
   caddy: string;
+  /** Path of the prometheus program (LATCHKEY_TEST_PROMETHEUS, else found on PATH; Debian's package). */
+  prometheus: string;
 }
 
 export type ServiceName = keyof TestServices;
@@ -27,6 +31,7 @@ const PROGRAMS = {
     versionArgs: ["--version"],
   },
   caddy: { variable: "LATCHKEY_TEST_CADDY", fallback: "caddy", versionArgs: ["version"] },
+  prometheus: { variable: "LATCHKEY_TEST_PROMETHEUS", fallback: "prometheus", versionArgs: ["--version"] },
 } as const;
 
 function findService(name: ServiceName): { value: string } | { missing: string } {
@@ -38,11 +43,14 @@ function findService(name: ServiceName): { value: string } | { missing: string }
       return value ? { value } : { missing: `${variable} is not set` };
     }
     case "redisServer":
-    case "caddy": {
+    case "caddy":
+    case "prometheus": {
       const { variable, fallback, versionArgs } = PROGRAMS[name];
       const program = process.env[variable] || fallback;
       const probe = spawnSync(program, versionArgs, { encoding: "utf8" });
-      return probe.status === 0 ? { value: program } : { missing: `${program} cannot be run` };
+      return probe.status === 0
+        ? { value: program }
+        : { missing: `${program} cannot be run (apt-get install ${fallback})` };
     }
   }
 }

@@ -39,7 +39,10 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
   expect(document.components.securitySchemes).toMatchObject({ basicAuth: { type: "http", scheme: "basic" } });
   const create = document.paths["/v1/api-keys"].post;
   expect(create.security).toEqual([{ basicAuth: [] }]);
-  expect(Object.keys(create.requestBody.content["application/json"].schema.properties).sort()).toEqual(
+  expect(create.requestBody.content["application/json"].schema).toEqual({
+    $ref: "#/components/schemas/ApiKeyRequest",
+  });
+  expect(Object.keys(document.components.schemas.ApiKeyRequest.properties).sort()).toEqual(
     ["all_future_permissions", "description", "disabled", "name", "permissions"].sort(),
   );
   // Each operation documents the status it answers with.
@@ -47,9 +50,13 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
     expect.arrayContaining(["204", "401", "403", "404", "429"]),
   );
   expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "400", "409", "415", "429"]));
-  expect(create.responses["409"].content["application/json"].schema.properties.code.enum).toContain(
-    "key_quota_exceeded",
+  expect(create.responses["409"].content["application/json"].examples.key_quota_exceeded.value).toMatchObject(
+    {
+      statusCode: 409,
+      code: "key_quota_exceeded",
+    },
   );
+  expect(document.components.schemas.ErrorBody.properties.code.enum).toContain("key_quota_exceeded");
   // Health endpoints and the 405 catch-alls are not part of the published interface.
   expect(Object.keys(document.paths)).not.toContain("/healthz");
   expect(document.paths["/v1/api-keys"].put).toBeUndefined();

@@ -400,7 +400,8 @@ test("the OpenAPI document describes every family route with the one record sche
     expect(Object.keys(document.paths[`${family.path}/{id}`])).toEqual(
       expect.arrayContaining(["get", "post", "delete"]),
     );
-    const body = document.paths[family.path].post.requestBody.content["application/json"].schema;
+    const reference = document.paths[family.path].post.requestBody.content["application/json"].schema;
+    const body = document.components.schemas[reference.$ref.replace("#/components/schemas/", "")];
     expect(body.additionalProperties).toBe(false);
     expect(body.required).toEqual(["name"]);
   }

@@ -32,11 +32,24 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     {
       config: { operation: KEY_OPERATIONS.createKey },
       schema: {
+        operationId: "createApiKey",
         summary: "Create a key",
         tags,
         security,
         body: KeyConfigurationBody,
-        response: { 200: CreatedKeyRecord, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        response: {
+          200: CreatedKeyRecord,
+          ...errorResponses(
+            "invalid_request",
+            "unauthorized",
+            "missing_permission",
+            "insufficient_authority",
+            "key_quota_exceeded",
+            "payload_too_large",
+            "unsupported_media_type",
+            "rate_limited",
+          ),
+        },
       },
     },
     async (request) => {
@@ -50,11 +63,15 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     {
       config: { operation: KEY_OPERATIONS.listKeys },
       schema: {
+        operationId: "listApiKeys",
         summary: "List keys, newest first",
         tags,
         security,
         querystring: ListKeysQuery,
-        response: { 200: KeyList, ...errorResponses(400, 401, 403, 429) },
+        response: {
+          200: KeyList,
+          ...errorResponses("invalid_request", "unauthorized", "missing_permission", "rate_limited"),
+        },
       },
     },
     async (request) => {
@@ -74,11 +91,21 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     {
       config: { operation: KEY_OPERATIONS.getKey },
       schema: {
+        operationId: "getApiKey",
         summary: "Retrieve a key",
         tags,
         security,
         params: KeyIdParams,
-        response: { 200: KeyRecord, ...errorResponses(400, 401, 403, 404, 429) },
+        response: {
+          200: KeyRecord,
+          ...errorResponses(
+            "invalid_request",
+            "unauthorized",
+            "missing_permission",
+            "not_found",
+            "rate_limited",
+          ),
+        },
       },
     },
     async (request) => toKeyResponse(await keys.get(callerOf(request), request.params.id)),
@@ -89,12 +116,25 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     {
       config: { operation: KEY_OPERATIONS.updateKey },
       schema: {
+        operationId: "updateApiKey",
         summary: "Replace a key's whole configuration",
         tags,
         security,
         params: KeyIdParams,
         body: KeyConfigurationBody,
-        response: { 200: KeyRecord, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        response: {
+          200: KeyRecord,
+          ...errorResponses(
+            "invalid_request",
+            "unauthorized",
+            "missing_permission",
+            "insufficient_authority",
+            "not_found",
+            "payload_too_large",
+            "unsupported_media_type",
+            "rate_limited",
+          ),
+        },
       },
     },
     async (request) => toKeyResponse(await keys.update(callerOf(request), request.params.id, request.body)),
@@ -105,11 +145,22 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     {
       config: { operation: KEY_OPERATIONS.disableKey },
       schema: {
+        operationId: "disableApiKey",
         summary: "Disable a key (it is never removed)",
         tags,
         security,
         params: KeyIdParams,
-        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 429) },
+        response: {
+          204: NoContent,
+          ...errorResponses(
+            "invalid_request",
+            "unauthorized",
+            "missing_permission",
+            "insufficient_authority",
+            "not_found",
+            "rate_limited",
+          ),
+        },
       },
     },
     async (request, reply) => {

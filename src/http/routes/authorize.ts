@@ -58,6 +58,7 @@ export async function authorizeRoutes(
     {
       onRequest: serviceTokenGuard(serviceTokens),
       schema: {
+        operationId: "authorize",
         summary: "Decide whether a platform caller may perform an operation",
         description:
           "Answers 200 whenever the service token and the body are valid; the decision is inside. Order: " +
@@ -65,7 +66,15 @@ export async function authorizeRoutes(
         tags: ["Platform"],
         security: [{ serviceToken: [] }],
         body: AuthorizeBody,
-        response: { 200: AuthorizeDecision, ...errorResponses(400, 401, 413, 415) },
+        response: {
+          200: AuthorizeDecision,
+          ...errorResponses(
+            "invalid_request",
+            "invalid_service_token",
+            "payload_too_large",
+            "unsupported_media_type",
+          ),
+        },
       },
     },
     async (request) => {

@@ -14,9 +14,48 @@ import type { ResourceService, ResourceServices } from "../../services/resource-
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, named } from "../schemas.js";
 
 const security = [{ basicAuth: [] }];
+
+const recordExample = {
+  id: "prx_4vJ2mQ8sT1xZ7bN3cP5dR9",
+  name: "eu-west egress",
+  enabled: true,
+  settings: { url: "http://proxy.internal:3128", region: "eu-west-1" },
+  created_at: "2026-11-22T11:36:56.123Z",
+  updated_at: "2026-11-22T11:36:56.123Z",
+};
+
+// The domain schemas, published under their names (the families share one shape). Shallow copies, so
+// that the MCP tool schemas and the services' validator keep the anonymous originals.
+const ContentBody = {
+  ...ResourceContent,
+  ...named("ResourceContent", "The full content of a record (create and update)."),
+  examples: [
+    { name: "eu-west egress", settings: { url: "http://proxy.internal:3128", region: "eu-west-1" } },
+  ],
+};
+const RecordBody = {
+  ...ResourceRecord,
+  ...named("ResourceRecord", "A proxy, storage destination or OG configuration."),
+  examples: [recordExample],
+};
+const PageBody = {
+  ...ResourcePage,
+  ...named("ResourcePage", "One page of records, newest first, disabled ones included."),
+  examples: [{ data: [recordExample], pagination: { next_page_start: null } }],
+};
+const ExternalIdBody = {
+  ...AwsExternalId,
+  ...named("AwsExternalId", "The organization's external id for the IAM role trust policy."),
+  examples: [{ external_id: "5f0c2e9a-3b7d-4c1e-9a8f-2d6b4e1c7a90" }],
+};
+
+/** `create_proxy` -> `createProxy`: the MCP tool's name, as a stable OpenAPI operationId. */
+function operationId(toolName: string): string {
+  return toolName.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
+}
 
 /**
  * The five routes of one family, written once: the guard (via `config.operation`) authenticates, checks
@@ -25,7 +64,7 @@ const security = [{ basicAuth: [] }];
 function familyRoutes(app: FastifyInstance, service: ResourceService): void {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const { family } = service;
-  const { path, operations, singular, plural } = family;
+  const { path, operations, singular, plural, tools } = family;
   const tags = [plural.charAt(0).toUpperCase() + plural.slice(1)];
   const params = ResourceIdParams(family);
   const record = `${path}/:id`;
@@ -35,11 +74,12 @@ function familyRoutes(app: FastifyInstance, service: ResourceService): void {
     {
       config: { operation: operations.create },
       schema: {
+        operationId: operationId(tools.create),
         summary: `Create a ${singular}`,
         tags,
         security,
-        body: ResourceContent,
-        response: { 200: ResourceRecord, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        body: ContentBody,
+        response: { 200: RecordBody, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       },
     },
     async (request) => service.create(callerOf(request), request.body),
@@ -50,11 +90,12 @@ function familyRoutes(app: FastifyInstance, service: ResourceService): void {
     {
       config: { operation: operations.list },
       schema: {
+        operationId: operationId(tools.list),
         summary: `List ${plural}, newest first (disabled ones included)`,
         tags,
         security,
         querystring: ListResourcesQuery,
-        response: { 200: ResourcePage, ...errorResponses(400, 401, 403, 429) },
+        response: { 200: PageBody, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request) => service.list(callerOf(request), request.query),
@@ -65,11 +106,12 @@ function familyRoutes(app: FastifyInstance, service: ResourceService): void {
     {
       config: { operation: operations.get },
       schema: {
+        operationId: operationId(tools.get),
         summary: `Retrieve a ${singular}`,
         tags,
         security,
         params,
-        response: { 200: ResourceRecord, ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 200: RecordBody, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request) => service.get(callerOf(request), request.params.id),
@@ -80,12 +122,13 @@ function familyRoutes(app: FastifyInstance, service: ResourceService): void {
     {
       config: { operation: operations.update },
       schema: {
+        operationId: operationId(tools.update),
         summary: `Replace a ${singular}'s whole content`,
         tags,
         security,
         params,
-        body: ResourceContent,
-        response: { 200: ResourceRecord, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        body: ContentBody,
+        response: { 200: RecordBody, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
     async (request) => service.update(callerOf(request), request.params.id, request.body),
@@ -96,6 +139,7 @@ function familyRoutes(app: FastifyInstance, service: ResourceService): void {
     {
       config: { operation: operations.delete },
       schema: {
+        operationId: operationId(tools.delete),
         summary: `Delete a ${singular} (repeating it succeeds)`,
         tags,
         security,
@@ -124,10 +168,11 @@ function awsExternalIdRoute(app: FastifyInstance, awsExternalIds: AwsExternalIdS
     {
       config: { operation: AWS_EXTERNAL_ID_OPERATION },
       schema: {
+        operationId: "getAwsExternalId",
         summary: "The organization's AWS external id, for the IAM role trust policy",
         tags: ["Storage destinations"],
         security,
-        response: { 200: AwsExternalId, ...errorResponses(401, 403, 429) },
+        response: { 200: ExternalIdBody, ...errorResponses(401, 403, 429) },
       },
     },
     async (request) => awsExternalIds.get(callerOf(request)),

@@ -17,10 +17,11 @@ export async function usageRoutes(app: FastifyInstance, { usage }: { usage: Usag
     {
       config: { operation: USAGE_OPERATION },
       schema: {
+        operationId: "getUsage",
         summary: "Image credits consumed per hour, day, month and billing period",
         tags: ["Usage"],
         security: [{ basicAuth: [] }],
-        response: { 200: UsageReportBody, ...errorResponses(401, 403) },
+        response: { 200: UsageReportBody, ...errorResponses("unauthorized", "missing_permission") },
       },
     },
     async (request) => {

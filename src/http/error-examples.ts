@@ -1,0 +1,65 @@
+import { type ErrorCode, LatchkeyError } from "../domain/errors.js";
+import { planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
+import { rateLimitMessage } from "../domain/rate-limit-groups.js";
+import { unauthorized } from "../services/authenticate.js";
+import { missingPermission } from "../services/operations.js";
+import { invalidServiceToken } from "../services/service-tokens.js";
+import { errorBody } from "./error-handler.js";
+import type { ErrorBody } from "./schemas.js";
+
+/**
+ * One example error per code for the OpenAPI document, rendered by the one renderer from the messages
+ * the services really send, so the examples cannot drift from the responses.
+ */
+const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
+  invalid_request: () =>
+    new LatchkeyError("invalid_request", "Invalid request: /name must NOT have more than 255 characters.", {
+      validationErrors: [{ path: "/name", message: "must NOT have more than 255 characters" }],
+    }),
+  unauthorized,
+  missing_permission: () => missingPermission("api_keys:create_update"),
+  insufficient_authority: () =>
+    new LatchkeyError(
+      "insufficient_authority",
+      "The calling key cannot create a key with permissions it does not hold itself: images:delete.",
+    ),
+  not_found: () =>
+    new LatchkeyError(
+      "not_found",
+      'No API key with id "key_4vJ2mQ8sT1xZ7bN3cP5dR9" exists in this organization.',
+    ),
+  method_not_allowed: () =>
+    new LatchkeyError("method_not_allowed", "PUT is not allowed here; use GET or POST."),
+  key_quota_exceeded: () =>
+    new LatchkeyError(
+      "key_quota_exceeded",
+      "This organization already has its quota of 100 API keys (disabled keys count too). " +
+        "Disabling a key does not free a slot; contact support for a higher quota.",
+    ),
+  payload_too_large: () => new LatchkeyError("payload_too_large", "Request body is too large"),
+  unsupported_media_type: () =>
+    new LatchkeyError("unsupported_media_type", "Unsupported Media Type: text/plain"),
+  rate_limited: () => new LatchkeyError("rate_limited", rateLimitMessage("api-key:write", 20, 60)),
+  plan_limit_exceeded: () =>
+    new LatchkeyError(
+      "plan_limit_exceeded",
+      planLimitMessage(50, 50, 1, Date.parse("2026-12-01T00:00:00.000Z")),
+    ),
+  invalid_service_token: invalidServiceToken,
+  plan_restricted: () => new LatchkeyError("plan_restricted", planRestrictedMessage("proxies")),
+  host_not_allowed: () =>
+    new LatchkeyError(
+      "host_not_allowed",
+      "The MCP endpoint does not answer to the host attacker.example. " +
+        "Add the name to LATCHKEY_MCP_ALLOWED_HOSTS if clients reach latchkey under it.",
+    ),
+  no_route: () => new LatchkeyError("no_route", "No route of the table matches GET /v1/unknown."),
+  resource_quota_exceeded: () =>
+    new LatchkeyError("resource_quota_exceeded", "This organization already has 1000 proxies."),
+  internal: () => new LatchkeyError("internal", "Internal server error."),
+};
+
+/** The example body of one error code. */
+export function errorExample(code: ErrorCode): ErrorBody {
+  return errorBody(EXAMPLE_ERRORS[code]());
+}

@@ -1,0 +1,120 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** What the gauges read at scrape time: the limiter in use and the database connections. */
+export interface MetricSources {
+  /** Whether LATCHKEY_REDIS_URL is set (the limiter's intended backend is Redis). */
+  redisConfigured: boolean;
+  /** Whether the limiter runs on its intended backend (false while Redis is replaced by memory). */
+  limiterHealthy: () => boolean;
+  /** `sqlite` or `postgres`. */
+  databaseDialect: string;
+  /** PostgreSQL pool counts; undefined for SQLite, which has one connection and no pool. */
+  databasePool: (() => { total: number; idle: number; waiting: number }) | undefined;
+}
+
+/** Every latchkey metric, in one registry per app (tests build many apps in one process). */
+export interface LatchkeyMetrics {
+  /** The registry `/metrics` renders. */
+  registry: Registry;
+  /** HTTP requests by method, route pattern and status. */
+  httpRequests: Counter<"method" | "route" | "status">;
+  /** HTTP request duration in seconds, by the same labels. */
+  httpDuration: Histogram<"method" | "route" | "status">;
+  /** Management rate-limit decisions by operation group and outcome (`allowed`, `limited`). */
+  rateLimitDecisions: Counter<"group" | "outcome">;
+  /** Access decisions by surface (`rest`, `authorize`, `forward_auth`, ...) and outcome. */
+  accessDecisions: Counter<"surface" | "outcome">;
+  /** Image credits consumed by allowed decisions. */
+  creditsConsumed: Counter;
+}
+
+// Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * Builds the registry. Labels never carry an organization, key or raw URL: their number stays bounded
+ * (routes, groups and error codes are closed lists) and the page reveals nothing about customers.
+ */
+export function createMetrics(sources: MetricSources): LatchkeyMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  new Gauge({
+    name: "latchkey_rate_limiter_backend",
+    help: "1 for the backend the rate limiter counts on now (redis, or memory), 0 for the other.",
+    labelNames: ["backend"],
+    registers,
+    collect() {
+      const onRedis = sources.redisConfigured && sources.limiterHealthy();
+      this.set({ backend: "redis" }, onRedis ? 1 : 0);
+      this.set({ backend: "memory" }, onRedis ? 0 : 1);
+    },
+  });
+  new Gauge({
+    name: "latchkey_rate_limiter_degraded",
+    help: "1 while Redis is configured but unreachable and this node counts on its own memory.",
+    registers,
+    collect() {
+      this.set(sources.redisConfigured && !sources.limiterHealthy() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "latchkey_database_info",
+    help: "Always 1; the dialect label names the database (sqlite or postgres).",
+    labelNames: ["dialect"],
+    registers,
+    collect() {
+      this.set({ dialect: sources.databaseDialect }, 1);
+    },
+  });
+  const pool = sources.databasePool;
+  if (pool) {
+    new Gauge({
+      name: "latchkey_database_pool_connections",
+      help: "PostgreSQL pool connections: total (open), idle, and waiting (queries queued for one).",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const counts = pool();
+        this.set({ state: "total" }, counts.total);
+        this.set({ state: "idle" }, counts.idle);
+        this.set({ state: "waiting" }, counts.waiting);
+      },
+    });
+  }
+
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: "latchkey_http_requests_total",
+      help: "HTTP requests answered, by method, route pattern (never the raw URL) and status.",
+      labelNames: ["method", "route", "status"],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: "latchkey_http_request_duration_seconds",
+      help: "Time from receiving a request to sending its response, by method, route pattern and status.",
+      labelNames: ["method", "route", "status"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    rateLimitDecisions: new Counter({
+      name: "latchkey_rate_limit_decisions_total",
+      help: "Management rate-limit decisions by operation group and outcome (allowed, limited).",
+      labelNames: ["group", "outcome"],
+      registers,
+    }),
+    accessDecisions: new Counter({
+      name: "latchkey_access_decisions_total",
+      help: "Access decisions by surface (rest, authorize, forward_auth) and outcome (allowed or the error code).",
+      labelNames: ["surface", "outcome"],
+      registers,
+    }),
+    creditsConsumed: new Counter({
+      name: "latchkey_credits_consumed_total",
+      help: "Image credits consumed by allowed requests.",
+      registers,
+    }),
+  };
+}
