@@ -16,6 +16,7 @@ import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
+import type { Freshness } from "./cache/freshness.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
@@ -42,6 +43,10 @@ export interface Services {
   plans: PlanService;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
+  /** What keeps the record caches exact; absent when nothing is cached (src/cache/freshness.ts). */
+  freshness?: Freshness;
+  /** Entries held per record cache. */
+  cacheSizes(): Record<string, number>;
 }
 
 const stderrLog: LimiterLog = {
@@ -88,6 +93,8 @@ export async function createServices(
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
+    ...(stores.freshness ? { freshness: stores.freshness } : {}),
+    cacheSizes: stores.cacheSizes,
   };
 }
 
@@ -137,6 +144,14 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   const services = await createServices(config, clock, app.log);
+  const freshness = services.freshness;
+  if (freshness) {
+    // First of all hooks: the caches ask the database again, once, for every new request.
+    app.addHook("onRequest", (_request, _reply, done) => {
+      freshness.beginRequest();
+      done();
+    });
+  }
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodyParser(app);
   // Synchronous onSend hooks: every response passes through them, and an async hook costs a promise.
