@@ -45,7 +45,9 @@ for (let round = 0; round < 100; round++) {
 const after = used();
 const perBucket = (after - before) / orgs;
 console.log(`buckets: ${limiter.size}, admissions held: ${orgs * 100}`);
-console.log(`memory per active (organization, group) at the default quota (100, full): ${perBucket.toFixed(0)} bytes`);
+console.log(
+  `memory per active (organization, group) at the default quota (100, full): ${perBucket.toFixed(0)} bytes`,
+);
 
 // One organization at a quota of 1,000,000: 100 admissions per millisecond for two windows.
 const big = createMemoryRateLimiter(clock);

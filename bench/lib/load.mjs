@@ -7,11 +7,18 @@ const MAX_REQUESTS_PER_SECOND = 200_000;
 
 /** Sends one request and checks it succeeds, so a misconfigured target fails fast instead of benching 401s. */
 export async function probe(server, target) {
-  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, { headers: target.headers });
+  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, {
+    method: target.method ?? "GET",
+    headers: target.headers,
+    body: target.body,
+  });
   const body = await response.text();
   if (response.status !== 200) {
     throw new Error(`probe of ${target.path} answered ${response.status}: ${body.slice(0, 200)}`);
   }
+  // Decisions answer 200 either way: a refusal would be benchmarked as a fast path.
+  if (/"allowed":false/.test(body))
+    throw new Error(`probe of ${target.path} was refused: ${body.slice(0, 300)}`);
   const headerBytes = [...response.headers].reduce(
     (sum, [name, value]) => sum + name.length + value.length + 4,
     0,
@@ -28,7 +35,9 @@ export async function measure(server, target, { seconds, connections, pipelining
   const latencies = new LatencyHistogram();
   const run = autocannon({
     url: `http://127.0.0.1:${server.port}${target.path}`,
+    method: target.method ?? "GET",
     headers: target.headers,
+    body: target.body,
     connections,
     pipelining,
     duration: seconds,
@@ -36,6 +45,7 @@ export async function measure(server, target, { seconds, connections, pipelining
     timeout: 10,
   });
   run.on("response", (_client, _status, _bytes, milliseconds) => latencies.record(milliseconds));
+
   const result = await run;
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = server.cpuSeconds();
