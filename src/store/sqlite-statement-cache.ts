@@ -47,11 +47,7 @@ function reportingWrites(statement: Statement, onWrite: () => void): SqliteState
  * bounded all the same, dropping the oldest entry. `onWrite` is told, synchronously and before the
  * statement runs, of every statement that may change cached data (sqlite-freshness.ts).
  */
-export function withStatementCache(
-  database: Database,
-  capacity = 256,
-  onWrite?: () => void,
-): SqliteDatabase {
+export function withStatementCache(database: Database, capacity = 256, onWrite?: () => void): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
