@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import type { PlanChanges, PlanStore } from "./plan-store.js";
 import type { Database, OrganizationsTable } from "./schema.js";
 
@@ -23,8 +23,84 @@ function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
   return columns;
 }
 
+const CREDIT_PARAMETERS: ReadonlySet<string> = new Set([
+  "orgId",
+  "periodStart",
+  "periodEnd",
+  "credits",
+  "allowance",
+  "hourStart",
+]);
+type CreditParameter = "orgId" | "periodStart" | "periodEnd" | "credits" | "allowance" | "hourStart";
+
+/**
+ * A query compiled once with each parameter named by a placeholder value; a call binds the real
+ * values in the compiled order. Building and compiling the credit statements on every metered request
+ * cost more than running them (bench/README.md).
+ */
+function compiledOnce(query: { compile(): CompiledQuery }) {
+  const { sql: text, parameters } = query.compile();
+  const bind = parameters.map((parameter) =>
+    typeof parameter === "string" && CREDIT_PARAMETERS.has(parameter)
+      ? (values: Record<CreditParameter, unknown>) => values[parameter as CreditParameter]
+      : () => parameter,
+  );
+  return (values: Record<CreditParameter, unknown>) =>
+    CompiledQuery.raw(
+      text,
+      bind.map((value) => value(values)),
+    );
+}
+
+/** The statements of one credit consumption, compiled once per dialect. */
+function creditStatements(db: Kysely<Database>) {
+  // Placeholders: each stands for the parameter of the same name when the statement runs.
+  const p = (name: CreditParameter) => name as unknown as number;
+  const s = (name: CreditParameter) => name;
+  const consume = (withinAllowance: boolean) =>
+    compiledOnce(
+      db
+        .updateTable("credit_periods")
+        .set({ used: sql`used + ${p("credits")}` })
+        .where("org_id", "=", s("orgId"))
+        .where("period_start", "=", p("periodStart"))
+        .where(
+          withinAllowance ? sql<boolean>`used + ${p("credits")} <= ${p("allowance")}` : sql<boolean>`1 = 1`,
+        )
+        .returning("used"),
+    );
+  return {
+    openPeriod: compiledOnce(
+      db
+        .insertInto("credit_periods")
+        .values({ org_id: s("orgId"), period_start: p("periodStart"), period_end: p("periodEnd"), used: 0 })
+        .onConflict((oc) => oc.columns(["org_id", "period_start"]).doNothing()),
+    ),
+    consumeWithinAllowance: consume(true),
+    consumeWithOverages: consume(false),
+    periodUsed: compiledOnce(
+      db
+        .selectFrom("credit_periods")
+        .select("used")
+        .where("org_id", "=", s("orgId"))
+        .where("period_start", "=", p("periodStart")),
+    ),
+    recordHour: compiledOnce(
+      db
+        .insertInto("usage_hours")
+        .values({ org_id: s("orgId"), hour_start: p("hourStart"), images: p("credits") })
+        .onConflict((oc) =>
+          oc
+            .columns(["org_id", "hour_start"])
+            .doUpdateSet({ images: sql`usage_hours.images + ${p("credits")}` }),
+        ),
+    ),
+  };
+}
+
 /** The PlanStore over Kysely: the same statements on SQLite and PostgreSQL. */
 export function createKyselyPlanStore(db: Kysely<Database>): PlanStore {
+  const credit = creditStatements(db);
   return {
     async getPlan(orgId) {
       const row = await db
@@ -59,41 +135,27 @@ export function createKyselyPlanStore(db: Kysely<Database>): PlanStore {
     },
 
     async consumeCredits(c) {
+      const values: Record<CreditParameter, unknown> = {
+        orgId: c.orgId,
+        periodStart: c.periodStart,
+        periodEnd: c.periodEnd,
+        credits: c.credits,
+        allowance: c.allowance,
+        hourStart: c.hourStart,
+      };
       return db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto("credit_periods")
-          .values({ org_id: c.orgId, period_start: c.periodStart, period_end: c.periodEnd, used: 0 })
-          .onConflict((oc) => oc.columns(["org_id", "period_start"]).doNothing())
-          .execute();
+        await trx.executeQuery(credit.openPeriod(values));
         // The check and the increment are one statement: on PostgreSQL the row lock serializes
         // concurrent consumers and the WHERE is re-evaluated against the committed total, so the
         // allowance can never be passed by one credit; SQLite's single writer gives the same.
-        const consumed = await trx
-          .updateTable("credit_periods")
-          .set({ used: sql`used + ${c.credits}` })
-          .where("org_id", "=", c.orgId)
-          .where("period_start", "=", c.periodStart)
-          .where(c.overages ? sql<boolean>`1 = 1` : sql<boolean>`used + ${c.credits} <= ${c.allowance}`)
-          .returning("used")
-          .executeTakeFirst();
+        const consume = c.overages ? credit.consumeWithOverages : credit.consumeWithinAllowance;
+        const { rows } = await trx.executeQuery<{ used: number }>(consume(values));
+        const consumed = rows[0];
         if (!consumed) {
-          const current = await trx
-            .selectFrom("credit_periods")
-            .select("used")
-            .where("org_id", "=", c.orgId)
-            .where("period_start", "=", c.periodStart)
-            .executeTakeFirst();
+          const current = (await trx.executeQuery<{ used: number }>(credit.periodUsed(values))).rows[0];
           return { consumed: false, used: Number(current?.used ?? 0) };
         }
-        await trx
-          .insertInto("usage_hours")
-          .values({ org_id: c.orgId, hour_start: c.hourStart, images: c.credits })
-          .onConflict((oc) =>
-            oc
-              .columns(["org_id", "hour_start"])
-              .doUpdateSet({ images: sql`usage_hours.images + ${c.credits}` }),
-          )
-          .execute();
+        await trx.executeQuery(credit.recordHour(values));
         return { consumed: true, used: Number(consumed.used) };
       });
     },
