@@ -77,6 +77,9 @@ export async function createServices(
     limiter,
     loadLimits: (orgId) => store.getLimits(orgId),
     windowSeconds: config.rateWindowSeconds,
+    // Where the store's reads are exactly cached, overrides need no second, time-based cache: a change
+    // applies on the next request. Elsewhere (PostgreSQL) they are read at most once a second.
+    ...(stores.freshness ? { overridesTtlMs: 0 } : {}),
     namespace: config.redisPrefix,
     now: () => clock.now(),
   });

@@ -72,7 +72,20 @@ test("this process's own changes are served on the next request: disable, update
   expect((await own()).statusCode).toBe(403);
 });
 
-test("an override and a plan change made through the stores apply to the next request", async () => {
+test("an operator's override applies to the next request", async () => {
+  const { testApp, app, owner } = await ownerApp();
+  const policy = async () =>
+    (await app.inject({ method: "GET", url: `/v1/api-keys/${owner.id}`, headers: owner.headers })).headers[
+      "ratelimit-policy"
+    ];
+  expect(await policy()).toBe('"api-key:read";q=100;w=60');
+  await testApp.services.store.setQuota(owner.orgId, "api-key:read", 5000);
+  expect(await policy()).toBe('"api-key:read";q=5000;w=60');
+  await testApp.services.store.setQuota(owner.orgId, "api-key:read", null);
+  expect(await policy()).toBe('"api-key:read";q=100;w=60');
+});
+
+test("a plan change made through the stores applies to the next request", async () => {
   const { testApp, app, owner } = await ownerApp();
   const token = (await testApp.services.serviceTokens.create("images")).token;
   const authorize = async () =>
