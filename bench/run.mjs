@@ -24,7 +24,23 @@ const DESCRIPTIONS = {
   auth: "app-plain + authenticate (SQLite lookup by api_id, SHA-256) + permission check",
   "auth-limit": "auth + rate-limit consume (in-memory sliding log)",
   "read-only": "app-plain + findKey (SQLite) + toKeyResponse + response schema, no auth",
+  authorize: "`POST /v1/authorize`: service token, Basic credentials, permission; no group, no credits",
+  "authorize+credit": "`POST /v1/authorize` with 1 image credit (consumed in SQLite)",
+  "better-auth": "peer: Better Auth + API-key plugin, `verifyApiKey` per request (SQLite), no rate limit",
+  "better-auth+limit": "peer: the same with the plugin's per-key rate limit on",
+  "basic-auth+rate-limit": "peer: @fastify/basic-auth over an api_keys table (SQLite) + @fastify/rate-limit",
 };
+
+/** Ratios worth reading, each numerator over denominator in the same run, when both were measured. */
+const RATIOS = [
+  ["latchkey", "bare", 0.6],
+  ["authorize", "bare", 0.6],
+  ["authorize+credit", "bare", 0.4],
+  ["authorize", "better-auth", 2],
+  ["authorize", "better-auth+limit", null],
+  ["latchkey", "basic-auth+rate-limit", null],
+  ["basic-auth+rate-limit", "bare", null],
+];
 
 const options = readOptions();
 const dist = resolve(options.dist ?? join(repo, "dist"));
@@ -47,7 +63,8 @@ const profileArgs = (name) => {
 // Every loop here is bounded by count (rounds, targets) and by time (autocannon's duration and request
 // cap); this watchdog bounds the whole run in case a server hangs.
 const servers = [];
-const targetCount = (options.breakdown ? 6 : 2) + options.compare.length + options.spinUs.length;
+const targetCount =
+  (options.breakdown ? 8 : 4) + (options.peers ? 3 : 0) + options.compare.length + options.spinUs.length;
 const budgetSeconds = 60 + 2 * targetCount * (options.warmup + options.rounds * (options.duration + 1));
 const watchdog = setTimeout(() => {
   log(`run exceeded its ${Math.round(budgetSeconds)} s budget; stopping`);
@@ -76,6 +93,15 @@ try {
       server: latchkeyServer,
     })),
   ];
+  if (options.peers) {
+    const peersServer = await startServer(join(here, "servers", "peers.mjs"), {
+      nodeArgs: profileArgs("peers"),
+    });
+    servers.push(peersServer);
+    for (const [name, target] of Object.entries(peersServer.targets)) {
+      targets.push({ name, target, server: peersServer });
+    }
+  }
   for (const other of options.compare) {
     const otherDist = resolve(other);
     const name = `latchkey@${compareLabel(otherDist)}`;
@@ -101,6 +127,8 @@ try {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const entry of order) {
       const figures = await measure(entry.server, entry.target, { ...load, seconds: options.duration });
+      // A decision answers 200 even when it refuses: check it still allows after the round.
+      if (entry.target.body) await probe(entry.server, entry.target);
       entry.rounds.push(figures);
       log(
         `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, ` +
@@ -145,6 +173,14 @@ try {
     ),
   };
   results.headline.medianOfPerRound = median(results.headline.perRound);
+  const byName = Object.fromEntries(targets.map((entry) => [entry.name, entry]));
+  results.ratios = RATIOS.filter(([a, b]) => byName[a] && byName[b]).map(([a, b, goal]) => ({
+    numerator: a,
+    denominator: b,
+    goal,
+    ratio: summarize(byName[a].rounds).requestsPerSecond / summarize(byName[b].rounds).requestsPerSecond,
+    perRound: perRoundRatios(byName[a].rounds, byName[b].rounds),
+  }));
   // Bare's CPU per request over latchkey's: what the requests/s ratio tends to when the server is the
   // bottleneck; it moves much less with other load on the machine than the requests/s ratio does.
   results.headline.cpuCostRatio =

@@ -11,6 +11,23 @@ import { printReady, seedBenchOrganization, stopOnSignal } from "./servers/ready
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname);
 const load = (module) => import(pathToFileURL(join(dist, module)).href);
+// Round trips, counted in this process only (the bench's own wrapper, not latchkey's code): every
+// `pg` Client.query is one round trip to PostgreSQL, every ioredis command one to Redis (ioredis
+// pipelines nothing here, so a command is a round trip; the limiter's health PING is counted apart).
+const roundTrips = { postgres: 0, redis: 0, redisPing: 0 };
+const { Redis } = await import("ioredis");
+const clientQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function countedQuery(...args) {
+  roundTrips.postgres++;
+  return clientQuery.apply(this, args);
+};
+const sendCommand = Redis.prototype.sendCommand;
+Redis.prototype.sendCommand = function countedCommand(command, ...rest) {
+  if (command?.name === "ping") roundTrips.redisPing++;
+  else roundTrips.redis++;
+  return sendCommand.call(this, command, ...rest);
+};
+
 const { buildApp } = await load("app.js");
 const { loadConfig } = await load("config.js");
 const { createOrganizationWithOwner } = await load("services/organizations.js");
@@ -47,6 +64,7 @@ if (!services.limiter.healthy)
   throw new Error(`Redis at ${redisUrl} does not answer: refusing to bench the fallback`);
 
 const { target, authorization } = await seedBenchOrganization(services, createOrganizationWithOwner);
+app.get("/bench/round-trips", async () => roundTrips);
 await app.listen({ host: "127.0.0.1", port: 0 });
 stopOnSignal(async () => {
   await app.close();

@@ -96,8 +96,11 @@ try {
   );
   const scaled = await startServer(join(here, "scale-out-server.mjs"), { env: { BENCH_DIST: dist } });
   servers.push(scaled);
+  // Only the read this benchmark compares (servers/latchkey.mjs also offers authorize targets).
   const targets = servers.flatMap((server) =>
-    Object.entries(server.targets).map(([name, target]) => ({ name, target, server, rounds: [] })),
+    Object.entries(server.targets)
+      .filter(([name]) => name in DESCRIPTIONS)
+      .map(([name, target]) => ({ name, target, server, rounds: [] })),
   );
   for (const entry of targets) entry.probe = await probe(entry.server, entry.target);
   const load = { connections: options.connections, pipelining: 1 };
@@ -109,7 +112,15 @@ try {
     // Rotate the order each round so that no target always follows the same one.
     const order = targets.map((_, i) => targets[(i + round) % targets.length]);
     for (const entry of order) {
+      const counting = entry.name === "latchkey-pg-redis";
+      const tripsBefore = counting ? await roundTripsOf(entry.server) : null;
       const figures = await measure(entry.server, entry.target, { ...load, seconds: options.duration });
+      if (counting) {
+        const tripsAfter = await roundTripsOf(entry.server);
+        // The two counting requests themselves are not latchkey requests: 0 round trips each.
+        figures.postgresPerRequest = (tripsAfter.postgres - tripsBefore.postgres) / figures.requests;
+        figures.redisPerRequest = (tripsAfter.redis - tripsBefore.redis) / figures.requests;
+      }
       entry.rounds.push(figures);
       log(
         `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, p99 ${figures.p99Ms} ms, ${figures.serverCpuUsPerRequest?.toFixed(0)} µs server CPU/request, other processes ${figures.otherCpuCores?.toFixed(2)} cores`,
@@ -164,6 +175,10 @@ try {
   clearTimeout(watchdog);
 }
 
+async function roundTripsOf(server) {
+  return (await fetch(`http://127.0.0.1:${server.port}/bench/round-trips`)).json();
+}
+
 function renderMarkdown({ http, ratios, limiters, options, machine }) {
   const fixed = (value, digits = 0) =>
     value === null || value === undefined ? "n/a" : value.toFixed(digits);
@@ -176,6 +191,10 @@ function renderMarkdown({ http, ratios, limiters, options, machine }) {
       ([name, { description, median: m }]) =>
         `| \`${name}\` | ${description} | ${fixed(m.requestsPerSecond)} | ${fixed(m.p50Ms)} | ${fixed(m.p99Ms)} | ${fixed(m.serverCpuUsPerRequest)} |`,
     ),
+    "",
+    "Round trips per request of `latchkey-pg-redis` (counted in the node, per round):",
+    `- PostgreSQL: ${http["latchkey-pg-redis"].rounds.map((r) => fixed(r.postgresPerRequest, 3)).join(", ")}`,
+    `- Redis: ${http["latchkey-pg-redis"].rounds.map((r) => fixed(r.redisPerRequest, 3)).join(", ")}`,
     "",
     "Ratios (median of per-round ratios of req/s):",
     ...Object.entries(ratios).map(([name, value]) => `- ${name}: ${fixed(value, 2)}`),

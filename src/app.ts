@@ -19,6 +19,7 @@ import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
+import type { Freshness } from "./cache/freshness.js";
 import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { mcpTools } from "./mcp/tools.js";
@@ -58,6 +59,10 @@ export interface Services {
   awsExternalIds: AwsExternalIdService;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
+  /** What keeps the record caches exact; absent when nothing is cached (src/cache/freshness.ts). */
+  freshness?: Freshness;
+  /** Entries held per record cache. */
+  cacheSizes(): Record<string, number>;
 }
 
 const stderrLog: LimiterLog = {
@@ -97,6 +102,9 @@ export async function createServices(
       limiter,
       loadLimits: (orgId) => store.getLimits(orgId),
       windowSeconds: config.rateWindowSeconds,
+      // Where the store's reads are exactly cached, overrides need no second, time-based cache: a
+      // change applies on the next request. Elsewhere (PostgreSQL) they are read at most once a second.
+      ...(stores.freshness ? { overridesTtlMs: 0 } : {}),
       namespace: config.redisPrefix,
       now: () => clock.now(),
     }),
@@ -118,6 +126,8 @@ export async function createServices(
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
     metrics,
+    ...(stores.freshness ? { freshness: stores.freshness } : {}),
+    cacheSizes: stores.cacheSizes,
   };
 }
 
@@ -159,6 +169,14 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   const services = await createServices(config, clock, app.log);
+  const freshness = services.freshness;
+  if (freshness) {
+    // First of all hooks: the caches ask the database again, once, for every new request.
+    app.addHook("onRequest", (_request, _reply, done) => {
+      freshness.beginRequest();
+      done();
+    });
+  }
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodyParser(app);
   // Synchronous onSend hooks: every response passes through them, and an async hook costs a promise.

@@ -16,6 +16,9 @@ export async function probe(server, target) {
   if (response.status !== 200 || (target.expectBody && !body.includes(target.expectBody))) {
     throw new Error(`probe of ${target.path} answered ${response.status}: ${body.slice(0, 200)}`);
   }
+  // Decisions answer 200 either way: a refusal would be benchmarked as a fast path.
+  if (/"allowed":false/.test(body))
+    throw new Error(`probe of ${target.path} was refused: ${body.slice(0, 300)}`);
   const headerBytes = [...response.headers].reduce(
     (sum, [name, value]) => sum + name.length + value.length + 4,
     0,
@@ -42,6 +45,7 @@ export async function measure(server, target, { seconds, connections, pipelining
     timeout: 10,
   });
   run.on("response", (_client, _status, _bytes, milliseconds) => latencies.record(milliseconds));
+
   const result = await run;
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = server.cpuSeconds();

@@ -7,6 +7,7 @@ const USAGE = `node bench/run.mjs [options]   (run \`npm run build\` first)
   --connections <n>  concurrent connections          (BENCH_CONNECTIONS, default 10)
   --warmup <s>       warm-up seconds per target      (BENCH_WARMUP, default 3)
   --breakdown        also measure latchkey routes that each run part of the hot path
+  --peers            also measure the peers of servers/peers.mjs (Better Auth, basic-auth + rate-limit)
   --cpu-prof         profile both servers (node --cpu-prof) into bench/results/profiles/
   --dist <dir>       latchkey build to import instead of ./dist (e.g. a scratch copy)
   --spin <µs>        also measure the bare route plus that much busy CPU work (a control; repeatable)
@@ -32,6 +33,7 @@ export function readOptions(argv = process.argv.slice(2), env = process.env) {
       connections: { type: "string" },
       warmup: { type: "string" },
       breakdown: { type: "boolean", default: false },
+      peers: { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       dist: { type: "string" },
       compare: { type: "string", multiple: true, default: [] },
@@ -52,6 +54,7 @@ export function readOptions(argv = process.argv.slice(2), env = process.env) {
     warmup: positiveNumber("--warmup", values.warmup ?? env.BENCH_WARMUP, 3),
     pipelining: 1,
     breakdown: values.breakdown,
+    peers: values.peers,
     cpuProf: values["cpu-prof"],
     dist: values.dist ?? env.BENCH_DIST,
     compare: values.compare,

@@ -62,6 +62,22 @@ export function renderResults(results) {
       `goal >= ${headline.goal.toFixed(2)}: **${verdict}**. ` +
       `Server CPU per request, bare / latchkey = ${fixed(headline.cpuCostRatio ?? null, 2)}; ` +
       `p99 latency ${fixed(targets.latchkey.median.p99Ms, 2)} ms against ${fixed(bare.p99Ms, 2)} ms.`,
+    ...(results.ratios?.length
+      ? [
+          "",
+          markdownTable(
+            ["requests/s of", "over", "ratio (median)", "per round", "goal"],
+            [false, false, true, true, false],
+            results.ratios.map((r) => [
+              `\`${r.numerator}\``,
+              `\`${r.denominator}\``,
+              fixed(r.ratio, 2),
+              r.perRound.map((x) => fixed(x, 2)).join(", "),
+              r.goal === null ? "-" : `>= ${r.goal} (${r.ratio >= r.goal ? "met" : "not met"})`,
+            ]),
+          ),
+        ]
+      : []),
     END,
   ].join("\n");
 }

@@ -64,7 +64,8 @@ export function createServiceTokenService(deps: {
       // The checksum rejects typos and customer secrets (lksk_...) without a database read.
       if (typeof presented !== "string" || !hasValidServiceTokenChecksum(presented))
         throw invalidServiceToken();
-      // Always read the database, never a cache, so a revocation is seen on the next request on every node.
+      // The store answers from the database or an exact cache (src/store/cached-stores.ts), so a
+      // revocation is seen on the next request on every node.
       const record = await store.findServiceTokenByHash(hasher.hash(presented));
       const matches = hasher.matches(presented, record?.tokenHash ?? DECOY_HASH);
       if (!record || !matches || record.revokedAt !== null) throw invalidServiceToken();

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
+import type { Freshness } from "../cache/freshness.js";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { KeyStore } from "./key-store.js";
@@ -13,11 +14,13 @@ import type { Database } from "./schema.js";
 import type { PlanStore } from "./plan-store.js";
 import type { ResourceStore } from "./resource-store.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
+import { withExactCaches } from "./cached-stores.js";
+import { createSqliteFreshness } from "./sqlite-freshness.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
 
 const INT8_OID = 20;
 
-function openSqlite(path: string): Kysely<Database> {
+function openSqlite(path: string): { db: Kysely<Database>; freshness: Freshness } {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
   database.pragma("journal_mode = WAL");
@@ -25,7 +28,9 @@ function openSqlite(path: string): Kysely<Database> {
   database.pragma("busy_timeout = 5000");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const freshness = createSqliteFreshness(database);
+  const cached = withStatementCache(database, 256, freshness.noteWrite);
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) }), freshness };
 }
 
 function openPostgres(url: string): { db: Kysely<Database>; pool: pg.Pool } {
@@ -64,6 +69,13 @@ export interface Stores {
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
   poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
+  /**
+   * How the caches in front of the stores are kept exact; absent where there is none (PostgreSQL):
+   * then nothing is cached. The HTTP layer calls `beginRequest` at the start of every request.
+   */
+  freshness?: Freshness;
+  /** Entries held per cache (empty without caches). */
+  cacheSizes(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -77,20 +89,21 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
   }
   const postgres = isPostgres ? openPostgres(databaseUrl) : undefined;
-  const db = postgres ? postgres.db : openSqlite(databaseUrl.slice("sqlite:".length));
+  const { db, freshness } = postgres
+    ? { db: postgres.db, freshness: undefined }
+    : openSqlite(databaseUrl.slice("sqlite:".length));
   try {
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
   } catch (error) {
     await db.destroy();
     throw error;
   }
-  const keys = createKyselyKeyStore({ db, rowLocks: isPostgres });
-  return {
-    keys,
+  const stores = {
+    keys: createKyselyKeyStore({ db, rowLocks: isPostgres }),
     plans: createKyselyPlanStore(db, { postgres: isPostgres }),
     serviceTokens: createKyselyServiceTokenStore(db),
     resources: createKyselyResourceStore(db),
-    dialect: postgres ? "postgres" : "sqlite",
+    dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
     poolStats: postgres
       ? () => ({
           total: postgres.pool.totalCount,
@@ -98,8 +111,10 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
           waiting: postgres.pool.waitingCount,
         })
       : undefined,
-    close: () => keys.close(),
   };
+  const close = () => stores.keys.close();
+  if (!freshness) return { ...stores, cacheSizes: () => ({}), close };
+  return { ...stores, ...withExactCaches(stores, freshness), freshness, close };
 }
 
 /** Opens the database and returns only the key store (operator commands that need nothing else). */

@@ -1,21 +1,61 @@
 import type { Database, Statement } from "better-sqlite3";
-import type { SqliteDatabase } from "kysely";
+import type { SqliteDatabase, SqliteStatement } from "kysely";
+
+/**
+ * Tables whose rows no cache holds: writing them (credits, usage, on every metered request) must not
+ * make cached keys, plans and tokens be read again. A write to any other table, or any statement not
+ * recognised as a read, counts as a change of cached data.
+ */
+const UNCACHED_TABLES = new Set(["credit_periods", "usage_hours"]);
+
+const READ_ONLY = /^\s*(select|begin|commit|end|rollback|savepoint|release|pragma\s+data_version)\b/i;
+const WRITE_TARGET = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|replace\s+into|update|delete\s+from)\s+"?(\w+)"?/i;
+
+/** Whether running `sql` may change a row some cache holds (conservative: unknown means yes). */
+export function changesCachedData(sql: string): boolean {
+  if (READ_ONLY.test(sql)) return false;
+  const target = WRITE_TARGET.exec(sql)?.[1];
+  return !(target && UNCACHED_TABLES.has(target.toLowerCase()));
+}
+
+/** A statement that reports, each time it runs, that cached data may have changed. */
+function reportingWrites(statement: Statement, onWrite: () => void): SqliteStatement {
+  return {
+    get reader() {
+      return statement.reader;
+    },
+    all(parameters: ReadonlyArray<unknown>) {
+      onWrite();
+      return statement.all(parameters);
+    },
+    run(parameters: ReadonlyArray<unknown>) {
+      onWrite();
+      return statement.run(parameters);
+    },
+    iterate(parameters: ReadonlyArray<unknown>) {
+      onWrite();
+      return statement.iterate(parameters);
+    },
+  };
+}
 
 /**
  * Hands Kysely's SQLite driver one prepared statement per SQL text instead of preparing every query
  * afresh: parsing and planning were a fifth of a request's CPU (bench/README.md). Reusing a statement
  * is safe because the driver runs it to completion synchronously (`all`/`run`); the only exception,
  * `iterate` for streamed results, is not used by the store. Few distinct texts exist, but the cache is
- * bounded all the same, dropping the oldest entry.
+ * bounded all the same, dropping the oldest entry. `onWrite` is told, synchronously and before the
+ * statement runs, of every statement that may change cached data (sqlite-freshness.ts).
  */
-export function withStatementCache(database: Database, capacity = 256): SqliteDatabase {
-  const statements = new Map<string, Statement>();
+export function withStatementCache(database: Database, capacity = 256, onWrite?: () => void): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
     prepare(sql) {
       let statement = statements.get(sql);
       if (!statement) {
-        statement = database.prepare(sql);
+        const prepared = database.prepare(sql);
+        statement = onWrite && changesCachedData(sql) ? reportingWrites(prepared, onWrite) : prepared;
         if (statements.size >= capacity) statements.delete(statements.keys().next().value as string);
         statements.set(sql, statement);
       }
