@@ -12,7 +12,8 @@ interface Run {
   key: string;
   quota: number;
   windowMs: number;
-  startAt: number;
+  /** When the run starts, in ms after the common start every process is told once all are ready. */
+  startOffsetMs: number;
   durationMs: number;
 }
 
@@ -22,25 +23,39 @@ interface RunResult {
   decisions: number;
 }
 
-function runWorker(redisUrl: string, runs: Run[]): Promise<RunResult[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, dist, redisUrl, "6", JSON.stringify(runs)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk;
-    });
+interface Worker {
+  /** Resolves once the process is connected to Redis and waits for the start. */
+  ready: Promise<void>;
+  /** Tells the process the common start (epoch ms); the runs are offsets from it. */
+  start(at: number): void;
+  results: Promise<RunResult[]>;
+}
+
+function startWorker(redisUrl: string, runs: Run[]): Worker {
+  const child = spawn(process.execPath, [worker, dist, redisUrl, "6", JSON.stringify(runs)], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  let announceReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    announceReady = resolve;
+  });
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk;
+    if (out.startsWith("ready\n")) announceReady();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk;
+  });
+  const results = new Promise<RunResult[]>((resolve, reject) =>
     child.once("exit", (code) =>
       code === 0
-        ? resolve(JSON.parse(out) as RunResult[])
+        ? resolve(JSON.parse(out.slice("ready\n".length)) as RunResult[])
         : reject(new Error(`worker exited ${code}: ${err}`)),
-    );
-  });
+    ),
+  );
+  return { ready, start: (at) => child.stdin.end(`${at}\n`), results };
 }
 
 /** The largest number of admissions holding a slot at one instant (each holds one for `windowMs`). */
@@ -59,16 +74,26 @@ describeWithServices(["redis"], "Redis limiter exactness across processes", ({ r
     if (!existsSync(`${dist}/ratelimit/redis-sliding-log.js`)) {
       throw new Error("dist/ is missing or stale: run `npm run build` first (`npm test` does).");
     }
-    // Processes take a few hundred ms to start on a loaded machine; every run starts at one instant.
-    let startAt = Date.now() + 1200;
+    let startOffsetMs = 0;
     const runs: Run[] = [];
     for (let i = 0; i < 3; i++) {
-      runs.push({ key: `lk-test:${randomUUID()}`, quota: 7, windowMs: 200, startAt, durationMs: 600 });
-      startAt += 650;
+      runs.push({ key: `lk-test:${randomUUID()}`, quota: 7, windowMs: 200, startOffsetMs, durationMs: 600 });
+      startOffsetMs += 650;
     }
     // Last, a window longer than the run: together the processes must get exactly the quota.
-    runs.push({ key: `lk-test:${randomUUID()}`, quota: 50, windowMs: 60_000, startAt, durationMs: 300 });
-    const perProcess = await Promise.all([1, 2, 3, 4].map(() => runWorker(redis, runs)));
+    runs.push({
+      key: `lk-test:${randomUUID()}`,
+      quota: 50,
+      windowMs: 60_000,
+      startOffsetMs,
+      durationMs: 300,
+    });
+    // Processes start slowly on a loaded machine: every run starts at one instant, once all are connected.
+    const workers = [1, 2, 3, 4].map(() => startWorker(redis, runs));
+    await Promise.all(workers.map((w) => w.ready));
+    const startAt = Date.now() + 100;
+    for (const w of workers) w.start(startAt);
+    const perProcess = await Promise.all(workers.map((w) => w.results));
 
     runs.forEach((run, index) => {
       const results = perProcess.map((runResults) => runResults[index] as RunResult);

@@ -5,14 +5,15 @@ import { createManagementRateLimit } from "../../src/ratelimit/management-rate-l
 import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.js";
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { slidingLogScriptSha } from "../../src/ratelimit/redis-sliding-log.js";
+import { startThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 
 /** What the Redis limiter does inside Redis, beyond the limiter contract. */
-describeWithServices(["redis"], "Redis limiter internals", ({ redis: url }) => {
-  async function connect(): Promise<Redis> {
-    const redis = openRedis(url);
+describeWithServices(["redis", "redisServer"], "Redis limiter internals", ({ redis: url, redisServer }) => {
+  async function connect(at = url): Promise<Redis> {
+    const redis = openRedis(at);
     onTestFinished(() => redis.disconnect());
-    if (!(await waitUntilReady(redis, 2000))) throw new Error(`Redis at ${url} does not answer`);
+    if (!(await waitUntilReady(redis, 2000))) throw new Error(`Redis at ${at} does not answer`);
     return redis;
   }
 
@@ -30,7 +31,11 @@ describeWithServices(["redis"], "Redis limiter internals", ({ redis: url }) => {
   });
 
   test("works on a Redis that has forgotten its scripts, and caches the script again", async () => {
-    const redis = await connect();
+    // A Redis of its own: on the shared one, another suite's limiter may load the script again between
+    // the FLUSH and the check that it is gone.
+    const own = await startThrowawayRedis(redisServer);
+    onTestFinished(() => own.stop());
+    const redis = await connect(own.url);
     const limiter = createRedisRateLimiter(redis);
     await redis.script("FLUSH");
     expect(await redis.script("EXISTS", slidingLogScriptSha)).toEqual([0]);
