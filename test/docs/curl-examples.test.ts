@@ -1,10 +1,12 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { startCaddy, startEchoUpstream } from "../helpers/gateway.js";
+import { CLI, startServer, tempDir } from "../helpers/processes.js";
 import { freePort } from "../helpers/redis-server.js";
-import { startServer, tempDir } from "../helpers/processes.js";
-import { curlExamples } from "./markdown-examples.js";
+import { describeWithServices } from "../helpers/services.js";
+import { type CurlExample, curlExamples } from "./markdown-examples.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const wrapper = new URL("./curl-wrapper.sh", import.meta.url).pathname;
@@ -15,11 +17,75 @@ const documents = [
     .map((name) => `docs/${name}`),
 ];
 
+/** Where a file's examples run: latchkey, and for the gateway examples ($GW) Caddy in front of it. */
+interface Target {
+  dir: string;
+  env: Record<string, string>;
+}
+
+async function startLatchkey(): Promise<Target & { token: string }> {
+  const dir = tempDir();
+  const database = `sqlite:${join(dir, "latchkey.db")}`;
+  const server = await startServer(
+    { LATCHKEY_DATABASE_URL: database, LATCHKEY_ROUTES: join(root, "examples/routes.json") },
+    await freePort(),
+  );
+  // Operator commands in an example (`latchkey org plan ...`) reach the same database, as beside a server.
+  mkdirSync(join(dir, "bin"));
+  writeFileSync(
+    join(dir, "bin/latchkey"),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  );
+  const printed = server.stderr();
+  const token = field(printed, "service token");
+  const env = {
+    PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
+    LATCHKEY_DATABASE_URL: database,
+    LK: server.baseUrl,
+    ORG: field(printed, "organization"),
+    AUTH: `${field(printed, "api_id")}:${field(printed, "api_key")}`,
+    ST: token,
+  };
+  return { dir, env, token };
+}
+
+/**
+ * Runs a file's examples in order in one shell, so later blocks use what earlier ones stored. Not with
+ * spawnSync: the gateway's echo upstream runs in this process and must keep answering.
+ */
+async function runExamples(file: string, examples: CurlExample[], { dir, env }: Target): Promise<void> {
+  const log = join(dir, "curl.log");
+  const script = [
+    "set -euo pipefail",
+    `source ${JSON.stringify(wrapper)}`,
+    ...examples.map((example) =>
+      [`# ${file}:${example.line}`, `export DOCS_EXPECT=${example.expect}`, example.script].join("\n"),
+    ),
+  ].join("\n");
+  writeFileSync(join(dir, "examples.sh"), script);
+  const run = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    execFile(
+      "bash",
+      [join(dir, "examples.sh")],
+      { cwd: dir, encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env, DOCS_CURL_LOG: log } },
+      (error, _stdout, stderr) =>
+        resolve({ status: error ? ((error.code as number | null) ?? 1) : 0, stderr }),
+    );
+  });
+  const calls = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+  expect(run.status, `${file}: ${run.stderr}\n${calls.join("\n")}`).toBe(0);
+  expect(calls.length).toBeGreaterThanOrEqual(examples.length);
+}
+
+const throughGateway = (examples: CurlExample[]) => examples.some((e) => e.script.includes("$GW"));
+
 /**
  * Every curl of the README and docs/ runs against a live server, so the documentation cannot rot: each
- * file's examples run in order in one shell (later blocks use what earlier ones stored), against a
- * fresh server of its own, with the owner key as $AUTH, the service token as $ST and the example route
- * table. A block answers 2xx unless it says otherwise (```sh expect=403).
+ * file against a fresh server of its own, with the owner key as $AUTH, the service token as $ST, the
+ * organization as $ORG, the example route table, and `latchkey` on PATH for operator commands. A block answers 2xx unless it says otherwise (```sh expect=403).
  */
 describe("documentation examples", () => {
   test("the docs have runnable curl examples", () => {
@@ -29,42 +95,35 @@ describe("documentation examples", () => {
 
   for (const file of documents) {
     const examples = curlExamples(read(file));
-    if (examples.length === 0) continue;
+    if (examples.length === 0 || throughGateway(examples)) continue;
     test(`every curl example of ${file} works as written`, async () => {
-      const dir = tempDir();
-      const server = await startServer(
-        {
-          LATCHKEY_DATABASE_URL: `sqlite:${join(dir, "latchkey.db")}`,
-          LATCHKEY_ROUTES: join(root, "examples/routes.json"),
-        },
-        await freePort(),
-      );
-      const printed = server.stderr();
-      const log = join(dir, "curl.log");
-      const script = [
-        "set -euo pipefail",
-        `source ${JSON.stringify(wrapper)}`,
-        ...examples.map((example) =>
-          [`# ${file}:${example.line}`, `export DOCS_EXPECT=${example.expect}`, example.script].join("\n"),
-        ),
-      ].join("\n");
-      writeFileSync(join(dir, "examples.sh"), script);
-      const run = spawnSync("bash", [join(dir, "examples.sh")], {
-        cwd: dir,
-        encoding: "utf8",
-        timeout: 60_000,
-        env: {
-          ...process.env,
-          LK: server.baseUrl,
-          AUTH: `${field(printed, "api_id")}:${field(printed, "api_key")}`,
-          ST: field(printed, "service token"),
-          DOCS_CURL_LOG: log,
-        },
-      });
-      const calls = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
-      expect(run.status, `${file}: ${run.stderr}\n${calls.join("\n")}`).toBe(0);
-      expect(calls.length).toBeGreaterThanOrEqual(examples.length);
+      await runExamples(file, examples, await startLatchkey());
     });
+  }
+});
+
+/** The gateway examples ($GW) run through a real Caddy with examples/Caddyfile, as the docs say. */
+describeWithServices(["caddy"], "documentation examples through a gateway", ({ caddy }) => {
+  for (const file of documents) {
+    const examples = curlExamples(read(file));
+    if (!throughGateway(examples)) continue;
+    test(`every curl example of ${file} works as written`, async () => {
+      const latchkey = await startLatchkey();
+      const upstream = await startEchoUpstream();
+      onTestFinished(() => upstream.close());
+      const gateway = await startCaddy(
+        caddy,
+        join(root, "examples/Caddyfile"),
+        {
+          LATCHKEY_ADDRESS: latchkey.env.LK?.replace("http://", "") ?? "",
+          UPSTREAM_ADDRESS: upstream.address,
+          LATCHKEY_SERVICE_TOKEN: latchkey.token,
+        },
+        join(latchkey.dir, "caddy"),
+      );
+      onTestFinished(() => gateway.stop());
+      await runExamples(file, examples, { ...latchkey, env: { ...latchkey.env, GW: gateway.baseUrl } });
+    }, 60_000);
   }
 });
 
