@@ -1,8 +1,8 @@
 import { configurationOf } from "./configuration.js";
-import { LatchkeyError } from "./errors.js";
 import { type RotateOptions, rotateKey } from "./rotate.js";
 import type { Transport } from "./transport.js";
 import type { CreatedKey, KeyConfiguration, KeyPage, KeyRecord, ListKeysOptions } from "./types.js";
+import { allPages } from "./pages.js";
 
 const READ = "api-key:read";
 const WRITE = "api-key:write";
@@ -90,20 +90,9 @@ export class KeysResource {
    * ```
    */
   async *listAll(options: Omit<ListKeysOptions, "pageStart"> = {}): AsyncGenerator<KeyPage, void, undefined> {
-    let pageStart: string | undefined;
-    do {
-      const page = await this.list({ count: 100, ...options, ...(pageStart ? { pageStart } : {}) });
-      yield page;
-      const next = page.pagination.next_page_start;
-      if (next !== null && next === pageStart) {
-        throw new LatchkeyError({
-          status: 200,
-          code: "invalid_response",
-          message: "The server returned the same page cursor twice; stopping instead of looping.",
-        });
-      }
-      pageStart = next ?? undefined;
-    } while (pageStart !== undefined);
+    yield* allPages((pageStart) =>
+      this.list({ count: 100, ...options, ...(pageStart ? { pageStart } : {}) }),
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
-import { LatchkeyError } from "./errors.js";
 import type { Transport } from "./transport.js";
 import type { ListResourcesOptions, ResourceContent, ResourcePage, ResourceRecord } from "./types.js";
+import { allPages } from "./pages.js";
 
 /** Where one family lives on the server and which groups it counts against. */
 interface FamilyRoute {
@@ -69,20 +69,9 @@ export class ResourceFamilyClient {
   async *listAll(
     options: Omit<ListResourcesOptions, "pageStart"> = {},
   ): AsyncGenerator<ResourcePage, void, undefined> {
-    let pageStart: string | undefined;
-    do {
-      const page = await this.list({ count: 100, ...options, ...(pageStart ? { pageStart } : {}) });
-      yield page;
-      const next = page.pagination.next_page_start;
-      if (next !== null && next === pageStart) {
-        throw new LatchkeyError({
-          status: 200,
-          code: "invalid_response",
-          message: "The server returned the same page cursor twice; stopping instead of looping.",
-        });
-      }
-      pageStart = next ?? undefined;
-    } while (pageStart !== undefined);
+    yield* allPages((pageStart) =>
+      this.list({ count: 100, ...options, ...(pageStart ? { pageStart } : {}) }),
+    );
   }
 }
 

@@ -1,72 +1,78 @@
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { expect, test } from "vitest";
+import { failingTypeChecks } from "../helpers/wire-type-checks.js";
 
 /*
- * The client writes its wire shapes by hand (it may import nothing from the server: see
- * package-boundary.test.ts), so this test type-checks them against the server's TypeBox schemas with
- * the TypeScript compiler: a member added, removed, renamed or retyped on either side fails it.
+ * The client's hand-written wire types against the server's TypeBox schemas, the ones that also
+ * validate requests and make the OpenAPI components (see test/helpers/wire-type-checks.ts). One
+ * compiler run checks them all, with deliberate drifts to prove that a check can fail.
  */
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const config = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile).config;
-const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root);
-
-const PRELUDE = `
+const IMPORTS = `
 import type { Static } from "typebox";
-import type * as Server from "../../src/http/platform-schemas.js";
+import type * as Keys from "../../src/http/schemas.js";
+import type * as Platform from "../../src/http/platform-schemas.js";
+import type * as Resources from "../../src/domain/resource-schemas.js";
 import type * as Client from "../../src/client/types.js";
-type ServerDecision = Server.AuthorizeDecision;
-type ServerUsage = Static<typeof Server.UsageReportBody>;
-/** Both sides name the same members. */
-type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
-/** Everything the server sends fits the client's type. */
-type Reads<ClientType, ServerType> = [ServerType] extends [ClientType] ? true : false;
-/** Everything the client's type allows, the server accepts. */
-type Sends<ClientType, ServerType> = [ClientType] extends [ServerType] ? true : false;
+type KeyRequest = Static<typeof Keys.KeyConfigurationBody>;
+type KeyRecord = Static<typeof Keys.KeyRecord>;
+type Created = Static<typeof Keys.CreatedKeyRecord>;
+type KeyList = Static<typeof Keys.KeyList>;
+type Decision = Platform.AuthorizeDecision;
+type Usage = Static<typeof Platform.UsageReportBody>;
 `;
 
-const CHECKS = `
-export const requestKeys: SameKeys<Client.AuthorizeRequest, Server.AuthorizeBody> = true;
-export const requestSends: Sends<Client.AuthorizeRequest, Server.AuthorizeBody> = true;
-export const decisionKeys: SameKeys<Client.AuthorizeDecision, ServerDecision> = true;
-export const decisionReads: Reads<Client.AuthorizeDecision, ServerDecision> = true;
-export const decisionKeyKeys: SameKeys<Client.DecisionKey, NonNullable<ServerDecision["key"]>> = true;
-export const errorKeys: SameKeys<Client.ErrorBody, NonNullable<ServerDecision["error"]>> = true;
-export const usageKeys: SameKeys<Client.UsageReport, ServerUsage> = true;
-export const usageDataKeys: SameKeys<Client.UsageReport["data"], ServerUsage["data"]> = true;
-export const periodKeys: SameKeys<Client.BillingPeriodUsage, ServerUsage["per_billing_period"][number]> = true;
-export const usageReads: Reads<Client.UsageReport, ServerUsage> = true;
+const KEYS = `
+export const requestKeys: SameKeys<Client.KeyConfiguration, KeyRequest> = true;
+export const requestRequired: SameRequired<Client.KeyConfiguration, KeyRequest> = true;
+export const requestSends: Sends<Client.KeyConfiguration, KeyRequest> = true;
+export const recordKeys: SameKeys<Client.KeyRecord, KeyRecord> = true;
+export const recordRequired: SameRequired<Client.KeyRecord, KeyRecord> = true;
+export const recordReads: Reads<Client.KeyRecord, KeyRecord> = true;
+export const createdKeys: SameKeys<Client.CreatedKey, Created> = true;
+export const createdReads: Reads<Client.CreatedKey, Created> = true;
+export const pageKeys: SameKeys<Client.KeyPage, KeyList> = true;
+export const paginationKeys: SameKeys<Client.KeyPage["pagination"], KeyList["pagination"]> = true;
+export const pageReads: Reads<Client.KeyPage, KeyList> = true;
+export const errorKeys: SameKeys<Client.ErrorBody, Keys.ErrorBody> = true;
+export const errorReads: Reads<Client.ErrorBody, Keys.ErrorBody> = true;
 `;
 
-// Two deliberate drifts, so the test proves the checks can fail: a member the client lacks, and a
-// member the client types differently.
+const PLATFORM = `
+export const authorizeKeys: SameKeys<Client.AuthorizeRequest, Platform.AuthorizeBody> = true;
+export const authorizeSends: Sends<Client.AuthorizeRequest, Platform.AuthorizeBody> = true;
+export const decisionKeys: SameKeys<Client.AuthorizeDecision, Decision> = true;
+export const decisionReads: Reads<Client.AuthorizeDecision, Decision> = true;
+export const decisionKeyKeys: SameKeys<Client.DecisionKey, NonNullable<Decision["key"]>> = true;
+export const decisionErrorKeys: SameKeys<Client.ErrorBody, NonNullable<Decision["error"]>> = true;
+export const usageKeys: SameKeys<Client.UsageReport, Usage> = true;
+export const usageDataKeys: SameKeys<Client.UsageReport["data"], Usage["data"]> = true;
+export const periodKeys: SameKeys<Client.BillingPeriodUsage, Usage["per_billing_period"][number]> = true;
+export const usageReads: Reads<Client.UsageReport, Usage> = true;
+`;
+
+const RESOURCES = `
+export const contentKeys: SameKeys<Client.ResourceContent, Resources.ResourceContent> = true;
+export const contentRequired: SameRequired<Client.ResourceContent, Resources.ResourceContent> = true;
+export const contentSends: Sends<Client.ResourceContent, Resources.ResourceContent> = true;
+export const resourceKeys: SameKeys<Client.ResourceRecord, Resources.ResourceRecord> = true;
+export const resourceReads: Reads<Client.ResourceRecord, Resources.ResourceRecord> = true;
+export const resourcePageKeys: SameKeys<Client.ResourcePage, Resources.ResourcePage> = true;
+export const resourcePageReads: Reads<Client.ResourcePage, Resources.ResourcePage> = true;
+`;
+
+// Deliberate drifts: a member the client lacks, one it makes optional, and one it types differently.
 const DRIFTS = `
-export const driftMissing: SameKeys<Omit<Client.AuthorizeDecision, "organization_id">, ServerDecision> = true;
-export const driftRetyped: Sends<Omit<Client.AuthorizeRequest, "credits"> & { credits?: string }, Server.AuthorizeBody> = true;
+export const driftMissing: SameKeys<Omit<Client.KeyRecord, "updated_at">, KeyRecord> = true;
+export const driftOptional: SameRequired<Omit<Client.KeyRecord, "name"> & { name?: string }, KeyRecord> = true;
+export const driftRetyped: Reads<Omit<Client.KeyRecord, "enabled"> & { enabled: string }, KeyRecord> = true;
+export const driftSends: Sends<Omit<Client.AuthorizeRequest, "credits"> & { credits?: string }, Platform.AuthorizeBody> = true;
 `;
 
-/** Type-checks `source` as if it were a file in test/client; returns the names of the failing checks. */
-function failingChecks(source: string): string[] {
-  const fileName = join(root, "test", "client", "wire-types-check.ts");
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, language, ...rest) =>
-    name === fileName ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest);
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (name) => name === fileName || fileExists(name);
-  const program = ts.createProgram([fileName], { ...options, noEmit: true }, host);
-  const file = program.getSourceFile(fileName);
-  if (!file) throw new Error("the check file was not loaded");
-  return program.getSemanticDiagnostics(file).map((diagnostic) => {
-    const line = file.text.split("\n")[file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line] ?? "";
-    return (
-      /export const (\w+)/.exec(line)?.[1] ?? ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")
-    );
-  });
-}
-
-test("the client's authorize and usage types match the server's TypeBox schemas (and drifts are caught)", () => {
-  expect(failingChecks(PRELUDE + CHECKS + DRIFTS).sort()).toEqual(["driftMissing", "driftRetyped"]);
+test("the client's wire types match the server's TypeBox schemas, and drifts are caught", () => {
+  expect(failingTypeChecks(IMPORTS + KEYS + PLATFORM + RESOURCES + DRIFTS).sort()).toEqual([
+    "driftMissing",
+    "driftOptional",
+    "driftRetyped",
+    "driftSends",
+  ]);
 }, 60_000);
