@@ -11,6 +11,7 @@ import { registerJsonBodyParser } from "./http/json-body-parser.js";
 import { registerManagementGuard } from "./http/management-guard.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
+import { auditRoutes } from "./http/routes/audit.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
 import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
@@ -22,7 +23,9 @@ import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
 import { type AccessControl, createAccessControl } from "./services/access-decision.js";
 import { createCreditLedger } from "./services/credits.js";
+import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
+import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
@@ -42,6 +45,10 @@ export interface Services {
   plans: PlanService;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
+  /** Reads the audit trail (`GET /v1/audit`). */
+  audit: AuditLog;
+  /** Throttled, non-blocking writes of keys' `last_used_at`. */
+  lastUse: LastUseRecorder;
 }
 
 const stderrLog: LimiterLog = {
@@ -75,8 +82,9 @@ export async function createServices(
     namespace: config.redisPrefix,
     now: () => clock.now(),
   });
-  const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits });
+  const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }, clock);
   const credits = createCreditLedger(stores.plans, clock);
+  const lastUse = createLastUseRecorder({ store, clock, log });
   return {
     store,
     limiter,
@@ -84,10 +92,12 @@ export async function createServices(
     hasher,
     clock,
     keys: createKeyService({ store, hasher, clock }),
-    access: createAccessControl({ keys: store, hasher, rateLimit, plans, credits }),
+    access: createAccessControl({ keys: store, hasher, rateLimit, plans, credits, lastUse }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
+    audit: createAuditLog(stores.audit),
+    lastUse,
   };
 }
 
@@ -146,6 +156,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   });
   app.addHook("onClose", async () => {
     await services.limiter.close();
+    await services.lastUse.flush();
     await services.store.close();
   });
 
@@ -155,6 +166,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await app.register(healthRoutes, services);
   await app.register(apiKeyRoutes, { keys: services.keys });
   await app.register(usageRoutes, { usage: services.usage });
+  await app.register(auditRoutes, { audit: services.audit });
   await app.register(authorizeRoutes, services);
   await app.register(forwardAuthRoutes, { ...services, routes: routeTable });
   return { app, services };

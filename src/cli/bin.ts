@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from "commander";
+import { registerAuditCommand } from "./audit-command.js";
 import { registerKeyCommands } from "./key-commands.js";
 import { registerOrgCommands } from "./org-commands.js";
 import { registerServerCommands } from "./server-commands.js";
@@ -14,6 +15,7 @@ registerServerCommands(program);
 registerOrgCommands(program);
 registerKeyCommands(program);
 registerServiceTokenCommands(program);
+registerAuditCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`latchkey: ${error instanceof Error ? error.message : String(error)}\n`);

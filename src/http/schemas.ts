@@ -54,6 +54,10 @@ export const KeyRecord = Type.Object({
   all_future_permissions: Type.Boolean(),
   created_at: Type.String({ format: "date-time" }),
   updated_at: Type.String({ format: "date-time" }),
+  last_used_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+    description:
+      "Last successful authentication, approximate to the minute (written at most once a minute); null until first use.",
+  }),
 });
 export type KeyRecord = Static<typeof KeyRecord>;
 

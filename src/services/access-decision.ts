@@ -7,6 +7,7 @@ import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/manag
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { authenticate } from "./authenticate.js";
 import type { CreditLedger, CreditOutcome } from "./credits.js";
+import type { LastUseRecorder } from "./last-use.js";
 import { missingPermission } from "./operations.js";
 import type { PlanService } from "./plans.js";
 
@@ -46,6 +47,8 @@ export interface AccessControlDeps {
   rateLimit: ManagementRateLimit;
   plans: PlanService;
   credits: CreditLedger;
+  /** Notes each successful authentication (keys' `last_used_at`); never waits, never throws. */
+  lastUse?: LastUseRecorder;
 }
 
 /**
@@ -74,6 +77,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
       if (caller instanceof LatchkeyError) {
         return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
       }
+      deps.lastUse?.touch(caller);
       const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
         allowed: false,
         error,

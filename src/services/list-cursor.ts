@@ -17,7 +17,8 @@ export function encodeCursor(position: ListPosition): string {
   return Buffer.from(`${payload}.${checksum(payload)}`, "utf8").toString("base64url");
 }
 
-export function decodeCursor(cursor: string): ListPosition {
+/** `isId` says which ids the list holds (keys by default; the audit trail passes its own). */
+export function decodeCursor(cursor: string, isId: (id: string) => boolean = isKeyId): ListPosition {
   const invalid = () =>
     invalidRequest(
       "page_start is not a cursor this service issued: pass pagination.next_page_start unchanged.",
@@ -28,7 +29,7 @@ export function decodeCursor(cursor: string): ListPosition {
   // The unused low bits of a last character let several strings decode alike: accept only the one issued.
   if (bytes.toString("base64url") !== cursor) throw invalid();
   const match = /^(\d{1,15})\.([^.]+)\.([0-9a-z]{1,7})$/.exec(bytes.toString("utf8"));
-  if (!match?.[1] || !match[2] || !match[3] || !isKeyId(match[2])) throw invalid();
+  if (!match?.[1] || !match[2] || !match[3] || !isId(match[2])) throw invalid();
   if (checksum(`${match[1]}.${match[2]}`) !== match[3]) throw invalid();
   return { createdAt: Number(match[1]), id: match[2] };
 }

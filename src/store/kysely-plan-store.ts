@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { PlanChanges, PlanStore } from "./plan-store.js";
+import { insertAuditEntry } from "./kysely-audit-store.js";
+import type { PlanChanges, PlanStore, StoredPlan } from "./plan-store.js";
 import type { Database, OrganizationsTable } from "./schema.js";
 
 function flag(value: number | null): boolean | null {
@@ -23,39 +24,55 @@ function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
   return columns;
 }
 
-/** The PlanStore over Kysely: the same statements on SQLite and PostgreSQL. */
-export function createKyselyPlanStore(db: Kysely<Database>): PlanStore {
+/** The stored plan of one organization, read with `db` (the store's connection or a transaction). */
+async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Promise<StoredPlan | undefined> {
+  let select = db
+    .selectFrom("organizations")
+    .select([
+      "created_at",
+      "image_credits",
+      "overages",
+      "period_anchor",
+      "max_batch_size",
+      "proxies_enabled",
+      "storage_destinations_enabled",
+    ])
+    .where("id", "=", orgId);
+  if (lock) select = select.forUpdate();
+  const row = await select.executeTakeFirst();
+  if (!row) return undefined;
   return {
-    async getPlan(orgId) {
-      const row = await db
-        .selectFrom("organizations")
-        .select([
-          "created_at",
-          "image_credits",
-          "overages",
-          "period_anchor",
-          "max_batch_size",
-          "proxies_enabled",
-          "storage_destinations_enabled",
-        ])
-        .where("id", "=", orgId)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        imageCredits: row.image_credits === null ? null : Number(row.image_credits),
-        overages: flag(row.overages),
-        periodAnchor: row.period_anchor === null ? null : Number(row.period_anchor),
-        maxBatchSize: row.max_batch_size === null ? null : Number(row.max_batch_size),
-        proxies: flag(row.proxies_enabled),
-        storageDestinations: flag(row.storage_destinations_enabled),
-        organizationCreatedAt: Number(row.created_at),
-      };
-    },
+    imageCredits: row.image_credits === null ? null : Number(row.image_credits),
+    overages: flag(row.overages),
+    periodAnchor: row.period_anchor === null ? null : Number(row.period_anchor),
+    maxBatchSize: row.max_batch_size === null ? null : Number(row.max_batch_size),
+    proxies: flag(row.proxies_enabled),
+    storageDestinations: flag(row.storage_destinations_enabled),
+    organizationCreatedAt: Number(row.created_at),
+  };
+}
 
-    async setPlan(orgId, changes) {
-      const columns = planColumns(changes);
-      if (Object.keys(columns).length === 0) return;
-      await db.updateTable("organizations").set(columns).where("id", "=", orgId).execute();
+/**
+ * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL. `rowLocks` as for the key
+ * store: PostgreSQL takes `FOR UPDATE` locks, SQLite (one writer) needs none.
+ */
+export function createKyselyPlanStore(db: Kysely<Database>, rowLocks = false): PlanStore {
+  return {
+    getPlan: (orgId) => readPlan(db, orgId),
+
+    async setPlan(orgId, changes, audit) {
+      return db.transaction().execute(async (trx) => {
+        // Locks the organization row (PostgreSQL), so the recorded "before" is what this change replaced.
+        const before = await readPlan(trx, orgId, rowLocks);
+        if (!before) return false;
+        const columns = planColumns(changes);
+        if (Object.keys(columns).length > 0) {
+          await trx.updateTable("organizations").set(columns).where("id", "=", orgId).execute();
+        }
+        const after = await readPlan(trx, orgId);
+        if (after) await insertAuditEntry(trx, audit?.(before, after));
+        return true;
+      });
     },
 
     async consumeCredits(c) {

@@ -3,7 +3,9 @@ import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import type { AuditStore } from "./audit-store.js";
 import type { KeyStore } from "./key-store.js";
+import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
@@ -56,6 +58,8 @@ export interface Stores {
   keys: KeyStore;
   plans: PlanStore;
   serviceTokens: ServiceTokenStore;
+  /** Reads the audit trail (each store writes its own entries, in the change's transaction). */
+  audit: AuditStore;
   close(): Promise<void>;
 }
 
@@ -78,8 +82,9 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
   const keys = createKyselyKeyStore({ db, rowLocks: isPostgres });
   return {
     keys,
-    plans: createKyselyPlanStore(db),
+    plans: createKyselyPlanStore(db, isPostgres),
     serviceTokens: createKyselyServiceTokenStore(db),
+    audit: createKyselyAuditStore(db),
     close: () => keys.close(),
   };
 }

@@ -1,0 +1,48 @@
+import {
+  type AuditAction,
+  type AuditEntry,
+  type AuditOf,
+  type AuditSnapshot,
+  OPERATOR_ACTOR,
+} from "../domain/audit.js";
+import type { Clock } from "../domain/clock.js";
+import { randomBase62 } from "../domain/credentials.js";
+
+/** What a service says about a change it is about to make; the store supplies before and after. */
+export interface AuditedChange<T> {
+  /** The key id, `operator` or `bootstrap`. */
+  actor: string;
+  /** The organization, or null for deployment-wide records. */
+  orgId: string | null;
+  action: AuditAction;
+  /** The changed record's id, from the record after the change. */
+  targetOf: (after: T) => string;
+  /** The secret-free view of the record (see audit-snapshots.ts). */
+  snapshot: (record: T) => AuditSnapshot;
+}
+
+export function newAuditId(): string {
+  return `aud_${randomBase62(22)}`;
+}
+
+/** The `AuditOf` a service hands to its store: the entry is built, and written, inside the change. */
+export function auditOf<T>(clock: Clock, change: AuditedChange<T>): AuditOf<T> {
+  return (before, after): AuditEntry => ({
+    id: newAuditId(),
+    at: clock.now(),
+    actor: change.actor,
+    orgId: change.orgId,
+    action: change.action,
+    targetId: change.targetOf(after),
+    before: before === undefined ? null : change.snapshot(before),
+    after: change.snapshot(after),
+  });
+}
+
+/**
+ * Who a caller is in the audit trail: its own `actor` when it names one (the operator, the first
+ * start), else the id of the calling key.
+ */
+export function actorOf(caller: { actor?: string | undefined; id?: string | undefined }): string {
+  return caller.actor ?? caller.id ?? OPERATOR_ACTOR;
+}
