@@ -15,6 +15,7 @@ import { auditRoutes } from "./http/routes/audit.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
 import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
@@ -27,6 +28,8 @@ import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
+import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
+import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
@@ -49,6 +52,10 @@ export interface Services {
   audit: AuditLog;
   /** Throttled, non-blocking writes of keys' `last_used_at`. */
   lastUse: LastUseRecorder;
+  /** Proxies, storage destinations and OG configurations, one service per family (REST and MCP). */
+  resources: ResourceServices;
+  /** The organization's AWS external id for storage destinations. */
+  awsExternalIds: AwsExternalIdService;
 }
 
 const stderrLog: LimiterLog = {
@@ -98,6 +105,8 @@ export async function createServices(
     usage: createUsageService({ store: stores.plans, plans, clock }),
     audit: createAuditLog(stores.audit),
     lastUse,
+    resources: createResourceServices({ store: stores.resources, clock }),
+    awsExternalIds: createAwsExternalIdService(stores.resources),
   };
 }
 
@@ -165,6 +174,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   registerManagementGuard(app, services.access);
   await app.register(healthRoutes, services);
   await app.register(apiKeyRoutes, { keys: services.keys });
+  await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });
   await app.register(authorizeRoutes, services);

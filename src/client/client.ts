@@ -1,5 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { KeysResource } from "./keys.js";
+import {
+  OG_CONFIGS_ROUTE,
+  PROXIES_ROUTE,
+  ResourceFamilyClient,
+  StorageDestinationsClient,
+} from "./resources.js";
 import { RequestSpacer, type SpacingOptions } from "./spacing.js";
 import { type RetryEvent, Transport } from "./transport.js";
 
@@ -73,6 +79,12 @@ function parseBaseUrl(value: string | URL): URL {
 export class LatchkeyClient {
   /** The API-key operations. */
   readonly keys: KeysResource;
+  /** Proxies: list, listAll, get, create, update, delete. */
+  readonly proxies: ResourceFamilyClient;
+  /** Storage destinations: the same methods, plus `awsExternalId()`. */
+  readonly storageDestinations: StorageDestinationsClient;
+  /** OG configurations: list, listAll, get, create, update, delete. */
+  readonly ogConfigs: ResourceFamilyClient;
 
   constructor(options: LatchkeyClientOptions) {
     if (!options.apiId || !options.apiKey) throw new TypeError("apiId and apiKey are required.");
@@ -97,5 +109,8 @@ export class LatchkeyClient {
       now,
     });
     this.keys = new KeysResource(transport);
+    this.proxies = new ResourceFamilyClient(transport, PROXIES_ROUTE);
+    this.storageDestinations = new StorageDestinationsClient(transport);
+    this.ogConfigs = new ResourceFamilyClient(transport, OG_CONFIGS_ROUTE);
   }
 }

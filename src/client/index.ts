@@ -12,6 +12,7 @@ export {
   type RotationStep,
 } from "./errors.js";
 export type { KeysResource } from "./keys.js";
+export type { ResourceFamilyClient, StorageDestinationsClient } from "./resources.js";
 export { DEFAULT_RETRY_AFTER_SECONDS, isRateLimitRejection } from "./retry-policy.js";
 export type { RotateOptions, RotationProgress } from "./rotate.js";
 export type { SpacingOptions } from "./spacing.js";
@@ -23,5 +24,9 @@ export type {
   KeyPage,
   KeyRecord,
   ListKeysOptions,
+  ListResourcesOptions,
   Permission,
+  ResourceContent,
+  ResourcePage,
+  ResourceRecord,
 } from "./types.js";

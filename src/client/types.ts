@@ -112,3 +112,51 @@ export interface ErrorBody {
   /** On 400: one entry per offending member of the request. */
   validation_errors?: { path: string; message: string }[];
 }
+
+/**
+ * The content of a proxy, storage destination or OG configuration: the body of both create and update.
+ * An update replaces all of it: omitted members return to their defaults.
+ */
+export interface ResourceContent {
+  /** Display name, 1 to 255 characters, not blank. */
+  name: string;
+  /** `true` disables the record. Default `false`. */
+  disabled?: boolean;
+  /** Free-form JSON object, at most 16 KiB as JSON. Default `{}`. */
+  settings?: Record<string, unknown>;
+}
+
+/** A proxy, storage destination or OG configuration as the server returns it. */
+export interface ResourceRecord {
+  /** Record id (`prx_...`, `dst_...`, `ogc_...`), used in paths. */
+  id: string;
+  /** Display name. */
+  name: string;
+  /** Whether the record is enabled (the inverse of the request field `disabled`). */
+  enabled: boolean;
+  /** The settings object, exactly as last written. */
+  settings: Record<string, unknown>;
+  /** Creation time, RFC 3339 UTC. */
+  created_at: string;
+  /** Time of the last update, RFC 3339 UTC. */
+  updated_at: string;
+}
+
+/** One page of a family's listing, newest first, disabled records included. */
+export interface ResourcePage {
+  /** The records of this page. */
+  data: ResourceRecord[];
+  /** Where the next page starts. */
+  pagination: {
+    /** Cursor for `pageStart` of the next request; `null` on the last page. */
+    next_page_start: string | null;
+  };
+}
+
+/** Paging of a family's listing. */
+export interface ListResourcesOptions {
+  /** Page size, 1 to 100. Server default 10. */
+  count?: number;
+  /** `pagination.next_page_start` of the previous page; omitted for the first page. */
+  pageStart?: string;
+}

@@ -4,7 +4,7 @@ import { invalidRequest } from "../domain/errors.js";
 import type { ListPosition } from "../store/key-store.js";
 
 /**
- * `page_start` cursors: an opaque base64url of the last returned key's (created_at, id) and a CRC32 of
+ * `page_start` cursors: an opaque base64url of the last returned record's (created_at, id) and a CRC32 of
  * them. Being a keyset and not an offset, a page neither repeats nor skips keys when others are created
  * meanwhile. The checksum makes an edited or corrupted cursor a 400 instead of a silently different page.
  */
@@ -17,8 +17,11 @@ export function encodeCursor(position: ListPosition): string {
   return Buffer.from(`${payload}.${checksum(payload)}`, "utf8").toString("base64url");
 }
 
-/** `isId` says which ids the list holds (keys by default; the audit trail passes its own). */
-export function decodeCursor(cursor: string, isId: (id: string) => boolean = isKeyId): ListPosition {
+/**
+ * Reads a cursor back. `isId` says which ids this listing can contain (key ids by default; a resource
+ * family passes its own), so a cursor of another listing is refused too.
+ */
+export function decodeCursor(cursor: string, isId: (value: string) => boolean = isKeyId): ListPosition {
   const invalid = () =>
     invalidRequest(
       "page_start is not a cursor this service issued: pass pagination.next_page_start unchanged.",

@@ -8,10 +8,12 @@ import type { KeyStore } from "./key-store.js";
 import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
+import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import type { PlanStore } from "./plan-store.js";
+import type { ResourceStore } from "./resource-store.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
 
@@ -60,6 +62,8 @@ export interface Stores {
   serviceTokens: ServiceTokenStore;
   /** Reads the audit trail (each store writes its own entries, in the change's transaction). */
   audit: AuditStore;
+  /** Proxies, storage destinations and OG configurations. */
+  resources: ResourceStore;
   close(): Promise<void>;
 }
 
@@ -85,6 +89,7 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     plans: createKyselyPlanStore(db, isPostgres),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
+    resources: createKyselyResourceStore(db),
     close: () => keys.close(),
   };
 }

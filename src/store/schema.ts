@@ -81,6 +81,38 @@ export interface AuditEventsTable {
   after_json: string | null;
 }
 
+export interface ResourcesTable {
+  id: string;
+  org_id: string;
+  /** The resource family (`proxies`, `storage_destinations`, `og_configs`). */
+  family: string;
+  name: string;
+  enabled: number;
+  /** The settings object as JSON text. */
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ResourceCountsTable {
+  org_id: string;
+  family: string;
+  /** Live records of the family in the organization; deletes free slots. */
+  count: number;
+}
+
+export interface DeletedResourcesTable {
+  id: string;
+  org_id: string;
+  family: string;
+  deleted_at: number;
+}
+
+export interface AwsExternalIdsTable {
+  org_id: string;
+  external_id: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -89,4 +121,8 @@ export interface Database {
   credit_periods: CreditPeriodsTable;
   usage_hours: UsageHoursTable;
   audit_events: AuditEventsTable;
+  resources: ResourcesTable;
+  resource_counts: ResourceCountsTable;
+  deleted_resources: DeletedResourcesTable;
+  aws_external_ids: AwsExternalIdsTable;
 }

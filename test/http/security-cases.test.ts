@@ -1,8 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { PERMISSION_CATALOGUE } from "../../src/domain/permissions.js";
-import { basicAuth, buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
-import { listAll, rateLimitOf, seedDisable, seedKey } from "../helpers/http-keys.js";
+import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { listAll, rateLimitOf, seedKey } from "../helpers/http-keys.js";
 import { KEY_ROUTES, routeRequest } from "../helpers/key-routes.js";
+import { UNAUTHENTICATED } from "../helpers/unauthenticated-cases.js";
 
 /** The shared security cases, run against every key route (the unkey habit in STYLE.md). */
 
@@ -20,36 +21,6 @@ async function setup(): Promise<Setup> {
   return { testApp, owner, target };
 }
 
-const base64 = (text: string) => Buffer.from(text).toString("base64");
-
-/** Ways of failing authentication; each builds the Authorization header (or none). */
-const UNAUTHENTICATED: Array<{ label: string; headers: (s: Setup) => Promise<Record<string, string>> }> = [
-  { label: "no credentials", headers: async () => ({}) },
-  {
-    label: "a real api_id with another key's secret",
-    headers: async (s) => basicAuth(s.owner.apiId, s.target.secret),
-  },
-  {
-    label: "an unknown api_id",
-    headers: async (s) => basicAuth("lkid_0000000000000000000000", s.owner.secret),
-  },
-  { label: "an empty password", headers: async (s) => basicAuth(s.owner.apiId, "") },
-  { label: "a Bearer token", headers: async (s) => ({ authorization: `Bearer ${s.owner.secret}` }) },
-  { label: "Basic with bad base64", headers: async () => ({ authorization: "Basic !!not*base64!!" }) },
-  {
-    label: "Basic without a colon",
-    headers: async (s) => ({ authorization: `Basic ${base64(`${s.owner.apiId}${s.owner.secret}`)}` }),
-  },
-  {
-    label: "a disabled key holding every permission",
-    headers: async (s) => {
-      const key = await seedKey(s.testApp, s.owner, { permissions: [], all_future_permissions: true });
-      await seedDisable(s.testApp, s.owner, key);
-      return key.headers;
-    },
-  },
-];
-
 describe.each(KEY_ROUTES)("$label ($method)", (route) => {
   test("succeeds for the owner key (the control for the cases below)", async () => {
     const { testApp, owner, target } = await setup();
@@ -62,7 +33,7 @@ describe.each(KEY_ROUTES)("$label ($method)", (route) => {
   test.each(UNAUTHENTICATED)("is 401 with $label, says nothing of which part, changes nothing", async (c) => {
     const s = await setup();
     const { app } = s.testApp;
-    const headers = await c.headers(s);
+    const headers = await c.headers({ ...s, other: s.target });
     const before = await listAll(s.testApp, s.owner);
     const response = await app.inject(routeRequest(route, s.target.id, headers));
     expect(response.statusCode).toBe(401);
