@@ -18,9 +18,18 @@ export const AUDIT_ACTIONS = [
   "api_key.disable",
   "service_token.create",
   "service_token.revoke",
+  "proxy.create",
+  "proxy.update",
+  "proxy.delete",
+  "storage_destination.create",
+  "storage_destination.update",
+  "storage_destination.delete",
+  "og_config.create",
+  "og_config.update",
+  "og_config.delete",
 ] as const;
 
-/** One recorded action; families of resources add theirs here. */
+/** One recorded action. */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** A JSON object describing a record before or after a change, free of secrets and hashes. */
@@ -42,13 +51,14 @@ export interface AuditEntry {
   targetId: string;
   /** The record before the change; null for a creation. */
   before: AuditSnapshot | null;
-  /** The record after the change. */
+  /** The record after the change; null for a deletion. */
   after: AuditSnapshot | null;
 }
 
 /**
- * Builds the audit entry of a change from the record before (undefined for a creation) and after it.
+ * Builds the audit entry of a change from the record before (undefined for a creation) and after it
+ * (undefined for a deletion).
  * Stores call it inside the change's own transaction and write the entry there, so that a refused or
  * failed change records nothing and a committed change is never missing from the trail.
  */
-export type AuditOf<T> = (before: T | undefined, after: T) => AuditEntry;
+export type AuditOf<T> = (before: T | undefined, after: T | undefined) => AuditEntry;

@@ -1,6 +1,7 @@
 import type { AuditSnapshot } from "../domain/audit.js";
 import type { ApiKeyRecord, Organization, OrganizationLimits } from "../store/key-store.js";
 import type { StoredPlan } from "../store/plan-store.js";
+import type { StoredResource } from "../store/resource-store.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
 
 /**
@@ -46,4 +47,18 @@ export function planSnapshot(plan: StoredPlan): AuditSnapshot {
 /** A service token's name and state; never the token or its hash. */
 export function serviceTokenSnapshot(token: ServiceTokenRecord): AuditSnapshot {
   return { id: token.id, name: token.name, revoked_at: iso(token.revokedAt) };
+}
+
+/**
+ * A proxy, storage destination or OG configuration. The settings' values are left out on purpose: they
+ * are free-form and a storage destination's may well hold a customer's credentials, which the trail
+ * would then keep forever; the names of their top-level members are kept, to show what was configured.
+ */
+export function resourceSnapshot(resource: StoredResource): AuditSnapshot {
+  return {
+    id: resource.id,
+    name: resource.name,
+    enabled: resource.enabled,
+    settings_members: Object.keys(resource.settings).sort(),
+  };
 }

@@ -15,8 +15,8 @@ export interface AuditedChange<T> {
   /** The organization, or null for deployment-wide records. */
   orgId: string | null;
   action: AuditAction;
-  /** The changed record's id, from the record after the change. */
-  targetOf: (after: T) => string;
+  /** The changed record's id, from the record after the change (before it, for a deletion). */
+  targetOf: (record: T) => string;
   /** The secret-free view of the record (see audit-snapshots.ts). */
   snapshot: (record: T) => AuditSnapshot;
 }
@@ -37,15 +37,17 @@ export function newAuditId(at: number): string {
 export function auditOf<T>(clock: Clock, change: AuditedChange<T>): AuditOf<T> {
   return (before, after): AuditEntry => {
     const at = clock.now();
+    const record = after ?? before;
+    if (record === undefined) throw new Error("An audit entry needs a record before or after the change.");
     return {
       id: newAuditId(at),
       at,
       actor: change.actor,
       orgId: change.orgId,
       action: change.action,
-      targetId: change.targetOf(after),
+      targetId: change.targetOf(record),
       before: before === undefined ? null : change.snapshot(before),
-      after: change.snapshot(after),
+      after: after === undefined ? null : change.snapshot(after),
     };
   };
 }

@@ -89,7 +89,7 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     plans: createKyselyPlanStore(db, isPostgres),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
-    resources: createKyselyResourceStore(db),
+    resources: createKyselyResourceStore(db, isPostgres),
     close: () => keys.close(),
   };
 }

@@ -42,7 +42,7 @@ function audit<T>(orgId: string | null, action: AuditEntry["action"]): AuditOf<T
     action,
     targetId: "target",
     before: before === undefined ? null : { name: nameOf(before) },
-    after: { name: nameOf(after) },
+    after: after === undefined ? null : { name: nameOf(after) },
   });
 }
 
@@ -160,6 +160,42 @@ export function auditStoreContract(open: OpenStores): void {
     await stores.serviceTokens.insertServiceToken(token);
     await expect(stores.serviceTokens.revokeServiceToken(token.id, T0 + 5, failing)).rejects.toThrow();
     expect((await stores.serviceTokens.listServiceTokens())[0]?.revokedAt).toBeNull();
+  });
+
+  test("resource changes share the entry's transaction; a delete records the record before it", async () => {
+    const { stores, org } = await withOrganization(open);
+    const record = {
+      id: `prx_${randomBase62(22)}`,
+      orgId: org.id,
+      family: "proxies" as const,
+      name: "p",
+      enabled: true,
+      settings: {},
+      createdAt: T0,
+      updatedAt: T0,
+    };
+    const where = { orgId: org.id, family: "proxies" as const, id: record.id };
+    await expect(stores.resources.insertResource(record, 10, failing)).rejects.toThrow();
+    expect(await stores.resources.findResource(where)).toBeUndefined();
+    await stores.resources.insertResource(record, 10, audit(org.id, "proxy.create"));
+    const changes = { name: "q", enabled: false, settings: {}, updatedAt: T0 + 1 };
+    await expect(stores.resources.replaceResource(where, changes, failing)).rejects.toThrow();
+    expect((await stores.resources.findResource(where))?.name).toBe("p");
+    await stores.resources.replaceResource(where, changes, audit(org.id, "proxy.update"));
+    await expect(stores.resources.deleteResource(where, T0 + 2, failing)).rejects.toThrow();
+    expect(await stores.resources.findResource(where)).toBeDefined();
+    expect(await stores.resources.deleteResource(where, T0 + 2, audit(org.id, "proxy.delete"))).toBe(
+      "deleted",
+    );
+    expect(await stores.resources.deleteResource(where, T0 + 3, audit(org.id, "proxy.delete"))).toBe(
+      "already_deleted",
+    );
+    const entries = (await trail(stores, org.id)).slice(0, 3);
+    expect(entries.map((entry) => [entry.action, entry.before, entry.after])).toEqual([
+      ["proxy.delete", { name: "q" }, null],
+      ["proxy.update", { name: "p" }, { name: "q" }],
+      ["proxy.create", null, { name: "p" }],
+    ]);
   });
 
   test("pages continue strictly after a position, and since keeps only entries at or after it", async () => {
