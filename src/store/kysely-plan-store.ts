@@ -66,9 +66,9 @@ export function createKyselyPlanStore(db: Kysely<Database>, rowLocks = false): P
         const before = await readPlan(trx, orgId, rowLocks);
         if (!before) return false;
         const columns = planColumns(changes);
-        if (Object.keys(columns).length > 0) {
-          await trx.updateTable("organizations").set(columns).where("id", "=", orgId).execute();
-        }
+        // Showing a plan (no changes) writes nothing, so it records nothing either.
+        if (Object.keys(columns).length === 0) return true;
+        await trx.updateTable("organizations").set(columns).where("id", "=", orgId).execute();
         const after = await readPlan(trx, orgId);
         if (after) await insertAuditEntry(trx, audit?.(before, after));
         return true;

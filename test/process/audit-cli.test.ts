@@ -10,7 +10,9 @@ test("every operator change is recorded as operator; latchkey audit prints it ne
     ["org", "limits", "--org", org, "--max-keys", "5", "--group", "proxy:read", "--quota", "300"],
     env,
   );
+  // Showing limits or a plan changes nothing and records nothing.
   await latchkey(["org", "limits", "--org", org], env);
+  await latchkey(["org", "plan", "--org", org], env);
   await latchkey(["org", "plan", "--org", org, "--image-credits", "80"], env);
   const token = JSON.parse(
     (await latchkey(["service-token", "create", "--name", "gw", "--json"], env)).stdout,
@@ -51,7 +53,7 @@ test("every operator change is recorded as operator; latchkey audit prints it ne
   const everything = JSON.stringify([trail, deployment]);
   expect(everything).not.toContain(created.key.api_key);
   expect(everything).not.toContain(token.token);
-});
+}, 90_000);
 
 test("audit --since keeps later entries; bad or missing options are refused with a non-zero exit", async () => {
   const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}` };
@@ -73,4 +75,4 @@ test("audit --since keeps later entries; bad or missing options are refused with
   const unknown = await latchkeyStatus(["audit", "--org", "org_missing"], env);
   expect(unknown.code).not.toBe(0);
   expect(unknown.stderr).toContain("No organization org_missing");
-});
+}, 60_000);
