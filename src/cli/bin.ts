@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerAuditCommand } from "./audit-command.js";
 import { registerKeyCommands } from "./key-commands.js";
 import { registerOrgCommands } from "./org-commands.js";
+import { registerResourceCommands } from "./resource-commands.js";
 import { registerServerCommands } from "./server-commands.js";
 import { registerServiceTokenCommands } from "./service-token-commands.js";
 
@@ -14,6 +15,7 @@ const program = new Command()
 registerServerCommands(program);
 registerOrgCommands(program);
 registerKeyCommands(program);
+registerResourceCommands(program);
 registerServiceTokenCommands(program);
 registerAuditCommand(program);
 

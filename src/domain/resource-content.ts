@@ -1,5 +1,5 @@
 import { LatchkeyError, type ValidationIssue } from "./errors.js";
-import { MAX_SETTINGS_BYTES, type ResourceContent } from "./resource-schemas.js";
+import { MAX_SETTINGS_BYTES, MAX_SETTINGS_DEPTH, type ResourceContent } from "./resource-schemas.js";
 
 /** A record's content with every default applied; an update replaces all of it. */
 export interface ResolvedResourceContent {
@@ -12,15 +12,37 @@ export interface ResolvedResourceContent {
 }
 
 /**
+ * Whether objects and arrays nest deeper than `max` levels (the settings object itself is level 1).
+ * Iterative on purpose: a body of `[[[[...]]]]` fits 30,000 levels in 64 KiB, and anything recursive
+ * (JSON.stringify included) would overflow the stack on it and answer 500 instead of 400.
+ */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [current, depth] = next;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
  * The rules JSON Schema cannot state: a name of only white space is refused (unlike keys, records have
- * no default name), and `settings` is measured as the UTF-8 bytes of its JSON text.
+ * no default name), `settings` is measured as the UTF-8 bytes of its JSON text, and its nesting is bounded.
  */
 export function resolveResourceContent(content: ResourceContent): ResolvedResourceContent {
   const issues: ValidationIssue[] = [];
   if (content.name.trim() === "") issues.push({ path: "/name", message: "must not be blank" });
   const settings = content.settings ?? {};
-  const bytes = Buffer.byteLength(JSON.stringify(settings), "utf8");
-  if (bytes > MAX_SETTINGS_BYTES) {
+  const tooDeep = nestsDeeperThan(settings, MAX_SETTINGS_DEPTH);
+  const bytes = tooDeep ? 0 : Buffer.byteLength(JSON.stringify(settings), "utf8");
+  if (tooDeep) {
+    issues.push({
+      path: "/settings",
+      message: `must not nest objects and arrays over ${MAX_SETTINGS_DEPTH} levels deep`,
+    });
+  } else if (bytes > MAX_SETTINGS_BYTES) {
     issues.push({
       path: "/settings",
       message: `must be at most ${MAX_SETTINGS_BYTES} bytes as JSON (this one is ${bytes})`,

@@ -11,6 +11,8 @@ import { resourceIdPattern } from "./resource-ids.js";
 export const MAX_RESOURCE_NAME_LENGTH = 255;
 /** Largest `settings`, measured as the UTF-8 bytes of its JSON text. */
 export const MAX_SETTINGS_BYTES = 16 * 1024;
+/** Deepest nesting of objects and arrays in `settings`, the settings object itself being level 1. */
+export const MAX_SETTINGS_DEPTH = 32;
 
 /** Page sizes of a listing. */
 export const MAX_RESOURCE_PAGE_SIZE = 100;
@@ -19,7 +21,7 @@ export const DEFAULT_RESOURCE_PAGE_SIZE = 10;
 const Settings = Type.Unsafe<Record<string, unknown>>({
   type: "object",
   additionalProperties: true,
-  description: `Free-form JSON object, at most ${MAX_SETTINGS_BYTES} bytes as JSON. Default {}.`,
+  description: `Free-form JSON object, at most ${MAX_SETTINGS_BYTES} bytes as JSON and ${MAX_SETTINGS_DEPTH} levels deep. Default {}.`,
 });
 
 /** The body of create and update: an update replaces all of it (omitted members return to defaults). */

@@ -102,6 +102,25 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
     expect(await recordsOf(t.testApp, t.owner, family)).toEqual([created.json()]);
   });
 
+  test("settings nested 32 levels deep are kept; deeper (even 30,000 levels) is 400, never 500", async () => {
+    const t = await ownerApp();
+    const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    const send = (levels: number) =>
+      t.app.inject({
+        method: "POST",
+        url: path,
+        headers: { ...t.owner.headers, "content-type": "application/json" },
+        payload: `{"name": "deep", "settings": {"v": ${nested(levels)}}}`,
+      });
+    expect((await send(31)).statusCode).toBe(200);
+    for (const levels of [32, 5_000, 30_000]) {
+      const refused = await send(levels);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().validation_errors).toEqual([expect.objectContaining({ path: "/settings" })]);
+      expect(refused.json().message).toContain("32 levels");
+    }
+  });
+
   test("multi-byte settings are measured in bytes, not characters", async () => {
     const t = await ownerApp();
     // 6,000 characters of "é" are 12,000 bytes: fine; 9,000 are 18,000 bytes: too big.
@@ -389,4 +408,52 @@ test("the OpenAPI document describes every family route with the one record sche
   expect(RATE_LIMIT_GROUPS).toEqual(
     expect.arrayContaining(RESOURCE_FAMILIES.flatMap((f) => [f.groups.read, f.groups.write])),
   );
+});
+
+describe.each(RESOURCE_FAMILIES)("order of checks on $name (DESIGN.md section 4)", (family) => {
+  const bad = { name: "", colour: "red" };
+  const unknown = `${family.idPrefix}${"0".repeat(22)}`;
+
+  test("401 comes before 400, 403 before 400, and 429 before 400", async () => {
+    const t = await ownerApp({ clock: fakeClock() });
+    const anonymous = await t.app.inject({ method: "POST", url: family.path, payload: bad });
+    expect(anonymous.statusCode).toBe(401);
+    const reader = await keyWith(t.testApp, t.owner, [family.permissions.read]);
+    const denied = await t.app.inject({
+      method: "POST",
+      url: family.path,
+      headers: reader.headers,
+      payload: bad,
+    });
+    expect(denied.json().code).toBe("missing_permission");
+    const create = {
+      method: "POST",
+      url: family.path,
+      headers: t.owner.headers,
+      payload: { name: "w" },
+    } as const;
+    await repeat(t.testApp, 20, create);
+    const limited = await t.app.inject({ ...create, payload: bad });
+    expect(limited.statusCode).toBe(429);
+  });
+
+  test("400 comes before 404, and both are counted against the write group", async () => {
+    const t = await ownerApp();
+    const invalid = await t.app.inject({
+      method: "POST",
+      url: `${family.path}/${unknown}`,
+      headers: t.owner.headers,
+      payload: bad,
+    });
+    expect(invalid.statusCode).toBe(400);
+    expect(rateLimitOf(invalid)).toEqual({ group: family.groups.write, remaining: 19 });
+    const missing = await t.app.inject({
+      method: "POST",
+      url: `${family.path}/${unknown}`,
+      headers: t.owner.headers,
+      payload: { name: "ok" },
+    });
+    expect(missing.statusCode).toBe(404);
+    expect(rateLimitOf(missing)).toEqual({ group: family.groups.write, remaining: 18 });
+  });
 });
