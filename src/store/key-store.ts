@@ -78,9 +78,9 @@ export interface KeyStore {
   hasOrganizations(): Promise<boolean>;
   /** Reads the operator overrides of one organization. */
   getLimits(orgId: string): Promise<OrganizationLimits>;
-  /** Sets (or with null, clears) the key quota override. */
+  /** Sets (or with null, clears) the key quota override; unaudited: operator changes use changeLimits. */
   setMaxKeys(orgId: string, maxKeys: number | null): Promise<void>;
-  /** Sets (or with null, clears) one group's allowance override. */
+  /** Sets (or with null, clears) one group's allowance override; unaudited, like setMaxKeys. */
   setQuota(orgId: string, group: RateLimitGroup, quota: number | null): Promise<void>;
   /**
    * Changes the overrides and records `audit` (limits before and after) as one transaction. Resolves

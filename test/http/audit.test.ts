@@ -203,3 +203,18 @@ test("the first start's organization, owner key and service token are recorded a
     { action: "service_token.create", actor: "bootstrap", orgId: null, before: null },
   ]);
 });
+
+test("the OpenAPI document describes GET /v1/audit and last_used_at on key records", async () => {
+  const { app } = await ownerApp();
+  const document = (await app.inject({ url: "/openapi.json" })).json();
+  const operation = document.paths["/v1/audit"].get;
+  expect(operation.security).toEqual([{ basicAuth: [] }]);
+  expect(operation.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual([
+    "count",
+    "page_start",
+    "since",
+  ]);
+  expect(Object.keys(operation.responses).sort()).toEqual(["200", "400", "401", "403", "429"]);
+  const keyRecord = JSON.stringify(document.paths["/v1/api-keys/{id}"].get.responses["200"]);
+  expect(keyRecord).toContain("last_used_at");
+});
