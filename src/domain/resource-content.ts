@@ -34,6 +34,12 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
 export function resolveResourceContent(content: ResourceContent): ResolvedResourceContent {
   const issues: ValidationIssue[] = [];
   if (content.name.trim() === "") issues.push({ path: "/name", message: "must not be blank" });
+  // PostgreSQL text cannot hold NUL, and a lone surrogate would be stored as U+FFFD: refuse both
+  // rather than fail with a 500 or silently store another name. (In settings, JSON escapes them.)
+  // eslint-disable-next-line no-control-regex -- matching NUL is the point.
+  if (/[\u0000\p{Cs}]/u.test(content.name)) {
+    issues.push({ path: "/name", message: "must not contain NUL characters or lone surrogates" });
+  }
   const settings = content.settings ?? {};
   const tooDeep = nestsDeeperThan(settings, MAX_SETTINGS_DEPTH);
   const bytes = tooDeep ? 0 : Buffer.byteLength(JSON.stringify(settings), "utf8");

@@ -88,3 +88,10 @@ test("content: defaults, blank names refused, settings measured in UTF-8 bytes o
   expect(() => resolveResourceContent({ name: "a", settings: { v: "x".repeat(16_377) } })).toThrow(/16384/);
   expect(() => resolveResourceContent({ name: "a", settings: { v: "é".repeat(8_189) } })).toThrow(/settings/);
 });
+
+test("names with NUL or a lone surrogate are refused (PostgreSQL cannot store them as given)", () => {
+  for (const name of ["a\u0000b", "\ud800x", "x\udc00"]) {
+    expect(() => resolveResourceContent({ name })).toThrow(/NUL characters or lone surrogates/);
+  }
+  expect(resolveResourceContent({ name: "🔑 ok" }).name).toBe("🔑 ok");
+});
