@@ -30,7 +30,8 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     allFuturePermissions: Number(row.all_future) === 1,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
-    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    // `== null`: a read that selects only some columns leaves it undefined, which means "unknown", not NaN.
+    lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
   };
 }
 

@@ -19,6 +19,7 @@ export async function auditRoutes(app: FastifyInstance, { audit }: { audit: Audi
     {
       config: { operation: AUDIT_OPERATION },
       schema: {
+        operationId: "listAuditEntries",
         summary: "The organization's audit trail, newest first",
         tags: ["Audit"],
         security: [{ basicAuth: [] }],
