@@ -64,7 +64,9 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     authorization: string | null | undefined,
   ): Promise<ApiKeyRecord | LatchkeyError> {
     try {
-      return await authenticate(authorization ?? undefined, keys, hasher);
+      const caller = await authenticate(authorization ?? undefined, keys, hasher);
+      deps.lastUse?.touch(caller);
+      return caller;
     } catch (error) {
       if (error instanceof LatchkeyError) return error;
       throw error;
@@ -77,7 +79,6 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
       if (caller instanceof LatchkeyError) {
         return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
       }
-      deps.lastUse?.touch(caller);
       const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
         allowed: false,
         error,
