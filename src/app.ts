@@ -13,6 +13,7 @@ import { registerManagementGuard } from "./http/management-guard.js";
 import { registerMetrics } from "./http/metrics-route.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
+import { auditRoutes } from "./http/routes/audit.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
 import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
@@ -31,7 +32,9 @@ import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
 import { type AccessControl, createAccessControl } from "./services/access-decision.js";
 import { createCreditLedger } from "./services/credits.js";
+import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
+import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
 import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
@@ -53,6 +56,10 @@ export interface Services {
   plans: PlanService;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
+  /** Reads the audit trail (`GET /v1/audit`). */
+  audit: AuditLog;
+  /** Throttled, non-blocking writes of keys' `last_used_at`. */
+  lastUse: LastUseRecorder;
   /** Proxies, storage destinations and OG configurations, one service per family (REST and MCP). */
   resources: ResourceServices;
   /** The organization's AWS external id for storage destinations. */
@@ -110,8 +117,9 @@ export async function createServices(
     }),
     metrics,
   );
-  const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits });
+  const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }, clock);
   const credits = createCreditLedger(stores.plans, clock);
+  const lastUse = createLastUseRecorder({ store, clock, log });
   return {
     store,
     limiter,
@@ -119,10 +127,12 @@ export async function createServices(
     hasher,
     clock,
     keys: createKeyService({ store, hasher, clock }),
-    access: createAccessControl({ keys: store, hasher, rateLimit, plans, credits }),
+    access: createAccessControl({ keys: store, hasher, rateLimit, plans, credits, lastUse }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
+    audit: createAuditLog(stores.audit),
+    lastUse,
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
     metrics,
@@ -186,6 +196,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   });
   app.addHook("onClose", async () => {
     await services.limiter.close();
+    await services.lastUse.flush();
     await services.store.close();
   });
 
@@ -199,6 +210,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await app.register(apiKeyRoutes, { keys: services.keys });
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
+  await app.register(auditRoutes, { audit: services.audit });
   await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
   await app.register(forwardAuthRoutes, {
     ...services,

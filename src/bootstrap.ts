@@ -1,4 +1,5 @@
 import type { Services } from "./app.js";
+import { BOOTSTRAP_ACTOR } from "./domain/audit.js";
 import { createOrganizationWithOwner } from "./services/organizations.js";
 
 /**
@@ -14,8 +15,8 @@ export async function bootstrapFirstOrganization(
   // the first creates `default`; the others then find it and do nothing.
   const created = await services.store.withStartupLock(async () => {
     if (await services.store.hasOrganizations()) return undefined;
-    const first = await createOrganizationWithOwner(services, "default");
-    const service = await services.serviceTokens.create("Platform services (first start)");
+    const first = await createOrganizationWithOwner(services, "default", BOOTSTRAP_ACTOR);
+    const service = await services.serviceTokens.create("Platform services (first start)", BOOTSTRAP_ACTOR);
     return { ...first, service };
   });
   if (!created) return false;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { registerAuditCommand } from "./audit-command.js";
 import { registerKeyCommands } from "./key-commands.js";
 import { registerOrgCommands } from "./org-commands.js";
 import { registerResourceCommands } from "./resource-commands.js";
@@ -24,6 +25,7 @@ registerOrgCommands(program);
 registerKeyCommands(program);
 registerResourceCommands(program);
 registerServiceTokenCommands(program);
+registerAuditCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`latchkey: ${error instanceof Error ? error.message : String(error)}\n`);

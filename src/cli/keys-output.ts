@@ -38,6 +38,7 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
     ["permissions", permissionSummary(key)],
     ["created_at", key.created_at],
     ["updated_at", key.updated_at],
+    ["last_used_at", key.last_used_at ?? "never"],
   ];
   return rows.map(([field, value]) => `${`${field}:`.padEnd(14)}${value}\n`).join("");
 }

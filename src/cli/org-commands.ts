@@ -6,8 +6,9 @@ import { createSecretHasher } from "../domain/credentials.js";
 import { DEFAULT_MAX_KEYS } from "../domain/key-configuration.js";
 import { defaultQuota, isRateLimitGroup, RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
 import { toKeyResponse } from "../http/key-response.js";
+import { changeOrganizationLimits } from "../services/organization-limits.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
-import type { KeyStore } from "../store/key-store.js";
+import type { KeyStore, LimitChanges } from "../store/key-store.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { parseInteger } from "./parse.js";
 
@@ -91,13 +92,18 @@ export function registerOrgCommands(program: Command): void {
         if ((options.group === undefined) !== (options.quota === undefined)) {
           throw new Error("--group and --quota go together.");
         }
+        const changes: LimitChanges = {};
+        if (options.group !== undefined && options.quota !== undefined && isRateLimitGroup(options.group)) {
+          changes.quotas = { [options.group]: orNull(options.quota) };
+        }
+        if (options.maxKeys !== undefined) changes.maxKeys = orNull(options.maxKeys);
         const limits = await withStore(async (store) => {
+          // Showing writes nothing and records nothing; a change is written with its audit entry.
+          if (changes.quotas !== undefined || changes.maxKeys !== undefined) {
+            return changeOrganizationLimits({ store, clock: systemClock }, options.org, changes);
+          }
           if (!(await store.findOrganization(options.org)))
             throw new Error(`No organization ${options.org}.`);
-          if (options.group !== undefined && options.quota !== undefined && isRateLimitGroup(options.group)) {
-            await store.setQuota(options.org, options.group, orNull(options.quota));
-          }
-          if (options.maxKeys !== undefined) await store.setMaxKeys(options.org, orNull(options.maxKeys));
           return store.getLimits(options.org);
         });
         const window = loadConfig().rateWindowSeconds;

@@ -67,6 +67,8 @@ export interface KeyRecord {
   created_at: string;
   /** Time of the last update, RFC 3339 UTC. */
   updated_at: string;
+  /** Last successful authentication, RFC 3339 UTC, approximate to the minute; null until first use. */
+  last_used_at: string | null;
 }
 
 /** A key as returned by create (and by rotate): the only time its secret is ever shown. */

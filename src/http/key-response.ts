@@ -14,5 +14,6 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
     all_future_permissions: key.allFuturePermissions,
     created_at: new Date(key.createdAt).toISOString(),
     updated_at: new Date(key.updatedAt).toISOString(),
+    last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
   };
 }

@@ -59,6 +59,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: "Proxies", description: "Proxies the organization's requests go through." },
         { name: "Storage destinations", description: "Where the organization's images are stored." },
         { name: "OG configurations", description: "Open Graph image configurations." },
+        { name: "Audit", description: "Who changed what, when: the audit trail (`audit:read`)." },
       ],
       components: {
         securitySchemes: {

@@ -79,6 +79,7 @@ const keyRecordExample = {
   all_future_permissions: false,
   created_at: "2026-11-22T11:36:56.123Z",
   updated_at: "2026-11-22T11:36:56.123Z",
+  last_used_at: "2026-11-22T12:05:00.000Z",
 };
 
 export const KeyRecord = Type.Object(
@@ -92,6 +93,10 @@ export const KeyRecord = Type.Object(
     all_future_permissions: Type.Boolean(),
     created_at: Type.String({ format: "date-time" }),
     updated_at: Type.String({ format: "date-time" }),
+    last_used_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description:
+        "Last successful authentication, approximate to the minute (written at most once a minute); null until first use.",
+    }),
   },
   { ...named("ApiKeyRecord", "A key, without its secret."), examples: [keyRecordExample] },
 );

@@ -7,6 +7,7 @@ import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/manag
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { authenticate } from "./authenticate.js";
 import type { CreditLedger, CreditOutcome } from "./credits.js";
+import type { LastUseRecorder } from "./last-use.js";
 import { missingPermission } from "./operations.js";
 import type { PlanService } from "./plans.js";
 
@@ -54,6 +55,8 @@ export interface AccessControlDeps {
   rateLimit: ManagementRateLimit;
   plans: PlanService;
   credits: CreditLedger;
+  /** Notes each successful authentication (keys' `last_used_at`); never waits, never throws. */
+  lastUse?: LastUseRecorder;
 }
 
 /**
@@ -69,7 +72,9 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     authorization: string | null | undefined,
   ): Promise<ApiKeyRecord | LatchkeyError> {
     try {
-      return await authenticate(authorization ?? undefined, keys, hasher);
+      const caller = await authenticate(authorization ?? undefined, keys, hasher);
+      deps.lastUse?.touch(caller);
+      return caller;
     } catch (error) {
       if (error instanceof LatchkeyError) return error;
       throw error;

@@ -10,6 +10,8 @@ import {
 } from "../domain/key-configuration.js";
 import type { Grant, Permission } from "../domain/permissions.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import { keySnapshot } from "./audit-snapshots.js";
+import { actorOf, auditOf } from "./audit-trail.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 
 /**
@@ -19,6 +21,10 @@ import { decodeCursor, encodeCursor } from "./list-cursor.js";
 export interface Caller extends Grant {
   /** Organization the operation acts in. */
   orgId: string;
+  /** The calling key's id, which the audit trail records as the actor. */
+  id?: string;
+  /** The audit trail's actor when no key calls: `operator` (CLI) or `bootstrap` (first start). */
+  actor?: string;
 }
 
 /** A list request after its query string was validated. */
@@ -61,8 +67,23 @@ function notFound(id: string): LatchkeyError {
 }
 
 export function createKeyService({ store, hasher, clock }: KeyServiceOptions): KeyService {
-  async function change(caller: Caller, id: string, decide: (current: ApiKeyRecord) => ApiKeyRecord) {
-    const changed = await store.changeKey(caller.orgId, id, decide);
+  /** The audit entry of a key change, written by the store in the change's transaction. */
+  const audit = (caller: Caller, action: "api_key.create" | "api_key.update" | "api_key.disable") =>
+    auditOf<ApiKeyRecord>(clock, {
+      actor: actorOf(caller),
+      orgId: caller.orgId,
+      action,
+      targetOf: (key) => key.id,
+      snapshot: keySnapshot,
+    });
+
+  async function change(
+    caller: Caller,
+    id: string,
+    action: "api_key.update" | "api_key.disable",
+    decide: (current: ApiKeyRecord) => ApiKeyRecord,
+  ) {
+    const changed = await store.changeKey(caller.orgId, id, decide, audit(caller, action));
     if (!changed) throw notFound(id);
     return changed;
   }
@@ -81,8 +102,9 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         secretHash: hasher.hash(secret),
         createdAt: now,
         updatedAt: now,
+        lastUsedAt: null,
       };
-      const result = await store.insertKey(key, DEFAULT_MAX_KEYS);
+      const result = await store.insertKey(key, DEFAULT_MAX_KEYS, audit(caller, "api_key.create"));
       if (result.type === "quota_exceeded") {
         throw new LatchkeyError(
           "key_quota_exceeded",
@@ -116,7 +138,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       // Validation comes before the lookup (DESIGN.md order of checks): a bad body is 400 even for an
       // unknown id.
       const requested = parseKeyConfiguration(input);
-      return change(caller, id, (current) => {
+      return change(caller, id, "api_key.update", (current) => {
         assertCanUpdate(caller, current, requested);
         return {
           ...current,
@@ -127,7 +149,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
     },
 
     async disable(caller, id) {
-      await change(caller, id, (current) => {
+      await change(caller, id, "api_key.disable", (current) => {
         assertCanDisable(caller, current);
         return { ...current, enabled: false, updatedAt: Math.max(clock.now(), current.updatedAt) };
       });

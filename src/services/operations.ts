@@ -24,3 +24,13 @@ export const USAGE_OPERATION = { permission: "usage:read" } as const satisfies O
 export function missingPermission(permission: Permission): LatchkeyError {
   return new LatchkeyError("missing_permission", `This operation requires the ${permission} permission.`);
 }
+
+/**
+ * `GET /v1/audit`: counted against `api-key:read`, because reading the trail is a management read like
+ * listing keys (a page is one indexed query, but unbounded polling would still load the database), and
+ * an existing group keeps the operator's overrides and the RateLimit headers meaningful.
+ */
+export const AUDIT_OPERATION = {
+  permission: "audit:read",
+  group: "api-key:read",
+} as const satisfies OperationPolicy;

@@ -1,6 +1,10 @@
+import { OPERATOR_ACTOR } from "../domain/audit.js";
+import { type Clock, systemClock } from "../domain/clock.js";
 import { LatchkeyError } from "../domain/errors.js";
 import type { Plan } from "../domain/plan.js";
 import type { PlanChanges, PlanStore, StoredPlan } from "../store/plan-store.js";
+import { planSnapshot } from "./audit-snapshots.js";
+import { auditOf } from "./audit-trail.js";
 
 /** Plan values an organization gets where the operator set none. */
 export interface PlanDefaults {
@@ -24,21 +28,35 @@ export function resolvePlan(stored: StoredPlan, defaults: PlanDefaults): Plan {
 export interface PlanService {
   /** The organization's effective plan; throws not_found for an unknown organization. */
   get(orgId: string): Promise<Plan>;
-  /** Applies the changes and returns the resulting plan. */
-  change(orgId: string, changes: PlanChanges): Promise<Plan>;
+  /** Applies the changes, recorded in the audit trail as made by `actor`, and returns the resulting plan. */
+  change(orgId: string, changes: PlanChanges, actor?: string): Promise<Plan>;
 }
 
-export function createPlanService(store: PlanStore, defaults: PlanDefaults): PlanService {
+function noOrganization(orgId: string): LatchkeyError {
+  return new LatchkeyError("not_found", `No organization ${orgId}.`);
+}
+
+export function createPlanService(
+  store: PlanStore,
+  defaults: PlanDefaults,
+  clock: Clock = systemClock,
+): PlanService {
   async function get(orgId: string): Promise<Plan> {
     const stored = await store.getPlan(orgId);
-    if (!stored) throw new LatchkeyError("not_found", `No organization ${orgId}.`);
+    if (!stored) throw noOrganization(orgId);
     return resolvePlan(stored, defaults);
   }
   return {
     get,
-    async change(orgId, changes) {
-      await get(orgId);
-      await store.setPlan(orgId, changes);
+    async change(orgId, changes, actor = OPERATOR_ACTOR) {
+      const audit = auditOf<StoredPlan>(clock, {
+        actor,
+        orgId,
+        action: "plan.update",
+        targetOf: () => orgId,
+        snapshot: planSnapshot,
+      });
+      if (!(await store.setPlan(orgId, changes, audit))) throw noOrganization(orgId);
       return get(orgId);
     },
   };

@@ -1,3 +1,4 @@
+import type { AuditAction } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { LatchkeyError } from "../domain/errors.js";
 import {
@@ -15,6 +16,8 @@ import {
   type ResourceRecord,
 } from "../domain/resource-schemas.js";
 import type { ResourceStore, StoredResource } from "../store/resource-store.js";
+import { resourceSnapshot } from "./audit-snapshots.js";
+import { actorOf, auditOf } from "./audit-trail.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { validateInput } from "./validate-input.js";
 
@@ -22,7 +25,18 @@ import { validateInput } from "./validate-input.js";
 export interface ResourceCaller {
   /** Organization the operation acts in. */
   orgId: string;
+  /** The calling key's id, which the audit trail records as the actor. */
+  id?: string;
+  /** The audit trail's actor when no key calls (`operator`). */
+  actor?: string;
 }
+
+/** The audit trail's name of one record of each family: `proxy.create`, `og_config.delete`, ... */
+const AUDIT_NAMES = {
+  proxies: "proxy",
+  storage_destinations: "storage_destination",
+  og_configs: "og_config",
+} as const satisfies Record<ResourceFamilyName, string>;
 
 /**
  * The use cases of one resource family, shared by REST and MCP. The adapter has already passed the
@@ -90,6 +104,16 @@ export function createResourceService(
 
   const key = (caller: ResourceCaller, id: string) => ({ orgId: caller.orgId, family: family.name, id });
 
+  /** The audit entry of a change, written by the store in the change's transaction. */
+  const audit = (caller: ResourceCaller, operation: "create" | "update" | "delete") =>
+    auditOf<StoredResource>(clock, {
+      actor: actorOf(caller),
+      orgId: caller.orgId,
+      action: `${AUDIT_NAMES[family.name]}.${operation}` satisfies AuditAction,
+      targetOf: (record) => record.id,
+      snapshot: resourceSnapshot,
+    });
+
   return {
     family,
 
@@ -123,7 +147,7 @@ export function createResourceService(
         createdAt: now,
         updatedAt: now,
       };
-      const result = await store.insertResource(record, maxRecords);
+      const result = await store.insertResource(record, maxRecords, audit(caller, "create"));
       if (result.type === "quota_exceeded") {
         throw new LatchkeyError(
           "resource_quota_exceeded",
@@ -138,14 +162,18 @@ export function createResourceService(
       // Validation before lookup (DESIGN.md order of checks): a bad body is 400 even for an unknown id.
       checkId(id);
       const resolved = resolveResourceContent(validateInput(ResourceContent, content));
-      const replaced = await store.replaceResource(key(caller, id), { ...resolved, updatedAt: clock.now() });
+      const replaced = await store.replaceResource(
+        key(caller, id),
+        { ...resolved, updatedAt: clock.now() },
+        audit(caller, "update"),
+      );
       if (!replaced) throw notFound(id);
       return toResourceRecord(replaced);
     },
 
     async delete(caller, id) {
       checkId(id);
-      const outcome = await store.deleteResource(key(caller, id), clock.now());
+      const outcome = await store.deleteResource(key(caller, id), clock.now(), audit(caller, "delete"));
       if (outcome === "not_found") throw notFound(id);
     },
   };

@@ -1,3 +1,4 @@
+import { OPERATOR_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import {
   hasValidServiceTokenChecksum,
@@ -7,6 +8,8 @@ import {
 } from "../domain/credentials.js";
 import { LatchkeyError } from "../domain/errors.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "../store/service-token-store.js";
+import { serviceTokenSnapshot } from "./audit-snapshots.js";
+import { auditOf } from "./audit-trail.js";
 
 /** The header platform services send their token in. */
 export const SERVICE_TOKEN_HEADER = "x-latchkey-service-token";
@@ -23,11 +26,11 @@ const DECOY_HASH = "0".repeat(64);
 
 /** Service tokens: created and revoked by the operator, checked on every authorize and forward-auth. */
 export interface ServiceTokenService {
-  /** Creates a token; the token itself is returned here and never again. */
-  create(name: string): Promise<{ record: ServiceTokenRecord; token: string }>;
+  /** Creates a token (audited as `actor`); the token itself is returned here and never again. */
+  create(name: string, actor?: string): Promise<{ record: ServiceTokenRecord; token: string }>;
   list(): Promise<ServiceTokenRecord[]>;
-  /** Revokes a token; throws not_found for an unknown id. Takes effect on the next request everywhere. */
-  revoke(id: string): Promise<void>;
+  /** Revokes a token (audited as `actor`); throws not_found for an unknown id. Effective everywhere at once. */
+  revoke(id: string, actor?: string): Promise<void>;
   /** Resolves the token presented in the header, or throws `invalid_service_token`. */
   verify(presented: string | string[] | undefined): Promise<ServiceTokenRecord>;
 }
@@ -38,8 +41,17 @@ export function createServiceTokenService(deps: {
   clock: Clock;
 }): ServiceTokenService {
   const { store, hasher, clock } = deps;
+  // Service tokens belong to the deployment, not to an organization: their entries have no organization.
+  const audit = (actor: string, action: "service_token.create" | "service_token.revoke") =>
+    auditOf<ServiceTokenRecord>(clock, {
+      actor,
+      orgId: null,
+      action,
+      targetOf: (token) => token.id,
+      snapshot: serviceTokenSnapshot,
+    });
   return {
-    async create(name) {
+    async create(name, actor = OPERATOR_ACTOR) {
       const token = newServiceToken();
       const record: ServiceTokenRecord = {
         id: newServiceTokenId(),
@@ -48,14 +60,14 @@ export function createServiceTokenService(deps: {
         createdAt: clock.now(),
         revokedAt: null,
       };
-      await store.insertServiceToken(record);
+      await store.insertServiceToken(record, audit(actor, "service_token.create"));
       return { record, token };
     },
 
     list: () => store.listServiceTokens(),
 
-    async revoke(id) {
-      if (!(await store.revokeServiceToken(id, clock.now()))) {
+    async revoke(id, actor = OPERATOR_ACTOR) {
+      if (!(await store.revokeServiceToken(id, clock.now(), audit(actor, "service_token.revoke")))) {
         throw new LatchkeyError("not_found", `No service token with id "${id}".`);
       }
     },

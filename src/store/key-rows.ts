@@ -30,6 +30,8 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     allFuturePermissions: Number(row.all_future) === 1,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+    // `== null`: a read that selects only some columns leaves it undefined, which means "unknown", not NaN.
+    lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
   };
 }
 
@@ -46,5 +48,6 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     all_future: key.allFuturePermissions ? 1 : 0,
     created_at: key.createdAt,
     updated_at: key.updatedAt,
+    last_used_at: key.lastUsedAt,
   };
 }

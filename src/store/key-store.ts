@@ -1,3 +1,4 @@
+import type { AuditOf } from "../domain/audit.js";
 import type { KeyConfiguration } from "../domain/key-configuration.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
 
@@ -15,6 +16,8 @@ export interface ApiKeyRecord extends KeyConfiguration {
   createdAt: number;
   /** Epoch milliseconds of the last change. */
   updatedAt: number;
+  /** Epoch milliseconds of the last successful authentication, approximate to the minute; null until then. */
+  lastUsedAt: number | null;
 }
 
 export interface Organization {
@@ -32,6 +35,14 @@ export interface OrganizationLimits {
   maxKeys: number | null;
   /** Raised (or lowered) allowances per operation group. */
   quotas: Partial<Record<RateLimitGroup, number>>;
+}
+
+/** Operator changes to an organization's overrides; absent members stay, null restores the default. */
+export interface LimitChanges {
+  /** New key quota override. */
+  maxKeys?: number | null;
+  /** New allowance overrides per operation group. */
+  quotas?: Partial<Record<RateLimitGroup, number | null>>;
 }
 
 /** Where the list continues: strictly older than this (created_at, id) pair. */
@@ -59,20 +70,36 @@ export type InsertKeyResult = { type: "created" } | { type: "quota_exceeded"; ma
  * and the insert one atomic step, and run each `changeKey` decision against the row it then writes.
  */
 export interface KeyStore {
-  /** Creates an organization with no keys. */
-  createOrganization(org: Organization): Promise<void>;
+  /** Creates an organization with no keys (and records `audit` in the same transaction). */
+  createOrganization(org: Organization, audit?: AuditOf<Organization>): Promise<void>;
   /** Looks an organization up by id. */
   findOrganization(id: string): Promise<Organization | undefined>;
   /** Whether any organization exists yet (first start detection). */
   hasOrganizations(): Promise<boolean>;
   /** Reads the operator overrides of one organization. */
   getLimits(orgId: string): Promise<OrganizationLimits>;
-  /** Sets (or with null, clears) the key quota override. */
+  /** Sets (or with null, clears) the key quota override; unaudited: operator changes use changeLimits. */
   setMaxKeys(orgId: string, maxKeys: number | null): Promise<void>;
-  /** Sets (or with null, clears) one group's allowance override. */
+  /** Sets (or with null, clears) one group's allowance override; unaudited, like setMaxKeys. */
   setQuota(orgId: string, group: RateLimitGroup, quota: number | null): Promise<void>;
-  /** Inserts a key unless the organization already holds its quota of keys, atomically. */
-  insertKey(key: ApiKeyRecord, defaultMaxKeys: number): Promise<InsertKeyResult>;
+  /**
+   * Changes the overrides and records `audit` (limits before and after) as one transaction. Resolves
+   * the resulting limits, or undefined when there is no such organization (nothing is written then).
+   */
+  changeLimits(
+    orgId: string,
+    changes: LimitChanges,
+    audit?: AuditOf<OrganizationLimits>,
+  ): Promise<OrganizationLimits | undefined>;
+  /**
+   * Inserts a key unless the organization already holds its quota of keys, atomically; `audit` is
+   * recorded in the same transaction, only when the key is created.
+   */
+  insertKey(
+    key: ApiKeyRecord,
+    defaultMaxKeys: number,
+    audit?: AuditOf<ApiKeyRecord>,
+  ): Promise<InsertKeyResult>;
   /** Finds a key by its Basic-auth username, in any organization. */
   findKeyByApiId(apiId: string): Promise<ApiKeyRecord | undefined>;
   /** Finds a key by resource id within one organization. */
@@ -80,14 +107,20 @@ export interface KeyStore {
   /** One page of keys, newest first (created_at, then id, descending). */
   listKeys(orgId: string, query: ListKeysQuery): Promise<ApiKeyRecord[]>;
   /**
-   * Reads the key, lets `decide` compute its replacement (or throw to refuse), and writes it, as one
-   * transaction with the row locked. Resolves undefined when there is no such key.
+   * Reads the key, lets `decide` compute its replacement (or throw to refuse), writes it and records
+   * `audit`, as one transaction with the row locked. Resolves undefined when there is no such key.
    */
   changeKey(
     orgId: string,
     id: string,
     decide: (current: ApiKeyRecord) => ApiKeyRecord,
+    audit?: AuditOf<ApiKeyRecord>,
   ): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Sets the key's last use to `at` unless another write (from any node) already set it at or after
+   * `staleBefore`: one conditional UPDATE, so several nodes write about once a minute between them.
+   */
+  touchLastUsed(id: string, at: number, staleBefore: number): Promise<void>;
   /**
    * Runs `work` while holding a lock that every node on this database shares, so that first-start
    * setup (bootstrap) happens once even when several nodes start together.

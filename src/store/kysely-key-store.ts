@@ -1,8 +1,42 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
-import type { KeyStore, OrganizationLimits } from "./key-store.js";
+import type { KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
+import { insertAuditEntry } from "./kysely-audit-store.js";
 import type { ApiKeysTable, Database } from "./schema.js";
+
+/** The overrides of one organization, read with `db` (the store's connection or a transaction). */
+async function readLimits(db: Kysely<Database>, orgId: string): Promise<OrganizationLimits> {
+  const [org, overrides] = await Promise.all([
+    db.selectFrom("organizations").select("max_keys").where("id", "=", orgId).executeTakeFirst(),
+    db
+      .selectFrom("rate_limit_overrides")
+      .select(["group_name", "quota"])
+      .where("org_id", "=", orgId)
+      .execute(),
+  ]);
+  const limits: OrganizationLimits = { maxKeys: org?.max_keys ?? null, quotas: {} };
+  for (const { group_name, quota } of overrides) {
+    if (isRateLimitGroup(group_name)) limits.quotas[group_name] = Number(quota);
+  }
+  return limits;
+}
+
+async function writeQuota(db: Kysely<Database>, orgId: string, group: RateLimitGroup, quota: number | null) {
+  if (quota === null) {
+    await db
+      .deleteFrom("rate_limit_overrides")
+      .where("org_id", "=", orgId)
+      .where("group_name", "=", group)
+      .execute();
+    return;
+  }
+  await db
+    .insertInto("rate_limit_overrides")
+    .values({ org_id: orgId, group_name: group, quota })
+    .onConflict((oc) => oc.columns(["org_id", "group_name"]).doUpdateSet({ quota }))
+    .execute();
+}
 
 export interface KyselyKeyStoreOptions {
   /** The connected database; the store closes it on `close()`. */
@@ -31,11 +65,14 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
   }
 
   return {
-    async createOrganization(org) {
-      await db
-        .insertInto("organizations")
-        .values({ id: org.id, name: org.name, created_at: org.createdAt, key_count: 0, max_keys: null })
-        .execute();
+    async createOrganization(org, audit) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("organizations")
+          .values({ id: org.id, name: org.name, created_at: org.createdAt, key_count: 0, max_keys: null })
+          .execute();
+        await insertAuditEntry(trx, audit?.(undefined, org));
+      });
     },
 
     async findOrganization(id) {
@@ -48,43 +85,39 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
       return row !== undefined;
     },
 
-    async getLimits(orgId) {
-      const [org, overrides] = await Promise.all([
-        db.selectFrom("organizations").select("max_keys").where("id", "=", orgId).executeTakeFirst(),
-        db
-          .selectFrom("rate_limit_overrides")
-          .select(["group_name", "quota"])
-          .where("org_id", "=", orgId)
-          .execute(),
-      ]);
-      const limits: OrganizationLimits = { maxKeys: org?.max_keys ?? null, quotas: {} };
-      for (const { group_name, quota } of overrides) {
-        if (isRateLimitGroup(group_name)) limits.quotas[group_name] = Number(quota);
-      }
-      return limits;
-    },
+    getLimits: (orgId) => readLimits(db, orgId),
 
     async setMaxKeys(orgId, maxKeys) {
       await db.updateTable("organizations").set({ max_keys: maxKeys }).where("id", "=", orgId).execute();
     },
 
-    async setQuota(orgId, group: RateLimitGroup, quota) {
-      if (quota === null) {
-        await db
-          .deleteFrom("rate_limit_overrides")
-          .where("org_id", "=", orgId)
-          .where("group_name", "=", group)
-          .execute();
-        return;
-      }
-      await db
-        .insertInto("rate_limit_overrides")
-        .values({ org_id: orgId, group_name: group, quota })
-        .onConflict((oc) => oc.columns(["org_id", "group_name"]).doUpdateSet({ quota }))
-        .execute();
+    setQuota: (orgId, group, quota) => writeQuota(db, orgId, group, quota),
+
+    async changeLimits(orgId, changes: LimitChanges, audit) {
+      return db.transaction().execute(async (trx) => {
+        // The organization row is locked first, so that concurrent changes queue and each records
+        // the state its own change started from.
+        let select = trx.selectFrom("organizations").select("id").where("id", "=", orgId);
+        if (rowLocks) select = select.forUpdate();
+        if (!(await select.executeTakeFirst())) return undefined;
+        const before = await readLimits(trx, orgId);
+        if (changes.maxKeys !== undefined) {
+          await trx
+            .updateTable("organizations")
+            .set({ max_keys: changes.maxKeys })
+            .where("id", "=", orgId)
+            .execute();
+        }
+        for (const [group, quota] of Object.entries(changes.quotas ?? {})) {
+          if (isRateLimitGroup(group) && quota !== undefined) await writeQuota(trx, orgId, group, quota);
+        }
+        const after = await readLimits(trx, orgId);
+        await insertAuditEntry(trx, audit?.(before, after));
+        return after;
+      });
     },
 
-    async insertKey(key, defaultMaxKeys) {
+    async insertKey(key, defaultMaxKeys, audit) {
       return db.transaction().execute(async (trx) => {
         // One conditional increment is both the quota check and the reservation: on PostgreSQL the
         // row lock it takes makes concurrent creates of one organization queue behind each other.
@@ -104,6 +137,7 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
           return { type: "quota_exceeded", maxKeys: org?.max_keys ?? defaultMaxKeys } as const;
         }
         await trx.insertInto("api_keys").values(recordToRow(key)).execute();
+        await insertAuditEntry(trx, audit?.(undefined, key));
         return { type: "created" } as const;
       });
     },
@@ -144,13 +178,14 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
       return rows.map(rowToRecord);
     },
 
-    async changeKey(orgId, id, decide) {
+    async changeKey(orgId, id, decide, audit) {
       return db.transaction().execute(async (trx) => {
         let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("org_id", "=", orgId);
         if (rowLocks) select = select.forUpdate();
         const row = await select.executeTakeFirst();
         if (!row) return undefined;
-        const next = recordToRow(decide(rowToRecord(row)));
+        const current = rowToRecord(row);
+        const next = recordToRow(decide(current));
         await trx
           .updateTable("api_keys")
           .set({
@@ -163,8 +198,19 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
           })
           .where("id", "=", id)
           .execute();
-        return rowToRecord(next);
+        const changed = rowToRecord(next);
+        await insertAuditEntry(trx, audit?.(current, changed));
+        return changed;
       });
+    },
+
+    async touchLastUsed(id, at, staleBefore) {
+      await db
+        .updateTable("api_keys")
+        .set({ last_used_at: at })
+        .where("id", "=", id)
+        .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", staleBefore)]))
+        .execute();
     },
 
     async withStartupLock(work) {

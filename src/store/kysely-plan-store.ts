@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { consumeCreditsPostgres, consumeCreditsSqlite } from "./consume-credits.js";
-import type { PlanChanges, PlanStore } from "./plan-store.js";
+import { insertAuditEntry } from "./kysely-audit-store.js";
+import type { PlanChanges, PlanStore, StoredPlan } from "./plan-store.js";
 import type { Database, OrganizationsTable } from "./schema.js";
 
 function flag(value: number | null): boolean | null {
@@ -24,42 +25,56 @@ function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
   return columns;
 }
 
+/** The stored plan of one organization, read with `db` (the store's connection or a transaction). */
+async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Promise<StoredPlan | undefined> {
+  let select = db
+    .selectFrom("organizations")
+    .select([
+      "created_at",
+      "image_credits",
+      "overages",
+      "period_anchor",
+      "max_batch_size",
+      "proxies_enabled",
+      "storage_destinations_enabled",
+    ])
+    .where("id", "=", orgId);
+  if (lock) select = select.forUpdate();
+  const row = await select.executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    imageCredits: row.image_credits === null ? null : Number(row.image_credits),
+    overages: flag(row.overages),
+    periodAnchor: row.period_anchor === null ? null : Number(row.period_anchor),
+    maxBatchSize: row.max_batch_size === null ? null : Number(row.max_batch_size),
+    proxies: flag(row.proxies_enabled),
+    storageDestinations: flag(row.storage_destinations_enabled),
+    organizationCreatedAt: Number(row.created_at),
+  };
+}
+
 /**
- * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL, except the consumption,
- * which is one statement on PostgreSQL (`postgres: true`).
+ * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL, except that on PostgreSQL
+ * (`postgres: true`) a plan change locks the organization row (`FOR UPDATE`; SQLite has one writer) and
+ * a consumption is one statement.
  */
 export function createKyselyPlanStore(db: Kysely<Database>, { postgres = false } = {}): PlanStore {
   return {
-    async getPlan(orgId) {
-      const row = await db
-        .selectFrom("organizations")
-        .select([
-          "created_at",
-          "image_credits",
-          "overages",
-          "period_anchor",
-          "max_batch_size",
-          "proxies_enabled",
-          "storage_destinations_enabled",
-        ])
-        .where("id", "=", orgId)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        imageCredits: row.image_credits === null ? null : Number(row.image_credits),
-        overages: flag(row.overages),
-        periodAnchor: row.period_anchor === null ? null : Number(row.period_anchor),
-        maxBatchSize: row.max_batch_size === null ? null : Number(row.max_batch_size),
-        proxies: flag(row.proxies_enabled),
-        storageDestinations: flag(row.storage_destinations_enabled),
-        organizationCreatedAt: Number(row.created_at),
-      };
-    },
+    getPlan: (orgId) => readPlan(db, orgId),
 
-    async setPlan(orgId, changes) {
-      const columns = planColumns(changes);
-      if (Object.keys(columns).length === 0) return;
-      await db.updateTable("organizations").set(columns).where("id", "=", orgId).execute();
+    async setPlan(orgId, changes, audit) {
+      return db.transaction().execute(async (trx) => {
+        // Locks the organization row (PostgreSQL), so the recorded "before" is what this change replaced.
+        const before = await readPlan(trx, orgId, postgres);
+        if (!before) return false;
+        const columns = planColumns(changes);
+        // Showing a plan (no changes) writes nothing, so it records nothing either.
+        if (Object.keys(columns).length === 0) return true;
+        await trx.updateTable("organizations").set(columns).where("id", "=", orgId).execute();
+        const after = await readPlan(trx, orgId);
+        if (after) await insertAuditEntry(trx, audit?.(before, after));
+        return true;
+      });
     },
 
     consumeCredits: (c) => (postgres ? consumeCreditsPostgres(db, c) : consumeCreditsSqlite(db, c)),

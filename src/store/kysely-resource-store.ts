@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { ResourceFamilyName } from "../domain/resource-families.js";
+import { insertAuditEntry } from "./kysely-audit-store.js";
 import type { ResourceStore, StoredResource } from "./resource-store.js";
 import type { Database, ResourcesTable } from "./schema.js";
 
@@ -29,10 +30,13 @@ function fromRow(row: ResourcesTable): StoredResource {
   };
 }
 
-/** The ResourceStore over Kysely: the same statements on SQLite and PostgreSQL. */
-export function createKyselyResourceStore(db: Kysely<Database>): ResourceStore {
+/**
+ * The ResourceStore over Kysely: the same statements on SQLite and PostgreSQL. `rowLocks` as for the key
+ * store: PostgreSQL locks the row an update replaces (so the audit's "before" is what it replaced).
+ */
+export function createKyselyResourceStore(db: Kysely<Database>, rowLocks = false): ResourceStore {
   return {
-    async insertResource(record, maxRecords) {
+    async insertResource(record, maxRecords, audit) {
       return db.transaction().execute(async (trx) => {
         await trx
           .insertInto("resource_counts")
@@ -52,6 +56,7 @@ export function createKyselyResourceStore(db: Kysely<Database>): ResourceStore {
           .executeTakeFirst();
         if (!reserved) return { type: "quota_exceeded", maxRecords } as const;
         await trx.insertInto("resources").values(toRow(record)).execute();
+        await insertAuditEntry(trx, audit?.(undefined, record));
         return { type: "created" } as const;
       });
     },
@@ -85,33 +90,47 @@ export function createKyselyResourceStore(db: Kysely<Database>): ResourceStore {
       return rows.map(fromRow);
     },
 
-    async replaceResource({ orgId, family, id }, changes) {
-      const row = await db
-        .updateTable("resources")
-        .set({
-          name: changes.name,
-          enabled: changes.enabled ? 1 : 0,
-          settings: JSON.stringify(changes.settings),
-          updated_at: changes.updatedAt,
-        })
-        .where("id", "=", id)
-        .where("org_id", "=", orgId)
-        .where("family", "=", family)
-        .returningAll()
-        .executeTakeFirst();
-      return row && fromRow(row);
+    async replaceResource({ orgId, family, id }, changes, audit) {
+      return db.transaction().execute(async (trx) => {
+        let select = trx
+          .selectFrom("resources")
+          .selectAll()
+          .where("id", "=", id)
+          .where("org_id", "=", orgId)
+          .where("family", "=", family);
+        if (rowLocks) select = select.forUpdate();
+        const before = await select.executeTakeFirst();
+        if (!before) return undefined;
+        const row = await trx
+          .updateTable("resources")
+          .set({
+            name: changes.name,
+            enabled: changes.enabled ? 1 : 0,
+            settings: JSON.stringify(changes.settings),
+            updated_at: changes.updatedAt,
+          })
+          .where("id", "=", id)
+          .where("org_id", "=", orgId)
+          .where("family", "=", family)
+          .returningAll()
+          .executeTakeFirst();
+        const after = row && fromRow(row);
+        if (after) await insertAuditEntry(trx, audit?.(fromRow(before), after));
+        return after;
+      });
     },
 
-    async deleteResource({ orgId, family, id }, deletedAt) {
+    async deleteResource({ orgId, family, id }, deletedAt, audit) {
       return db.transaction().execute(async (trx) => {
         const removed = await trx
           .deleteFrom("resources")
           .where("id", "=", id)
           .where("org_id", "=", orgId)
           .where("family", "=", family)
-          .returning("id")
+          .returningAll()
           .executeTakeFirst();
         if (removed) {
+          await insertAuditEntry(trx, audit?.(fromRow(removed), undefined));
           await trx
             .updateTable("resource_counts")
             .set({ count: sql`count - 1` })

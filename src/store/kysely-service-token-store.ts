@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from "kysely";
+import { insertAuditEntry } from "./kysely-audit-store.js";
 import type { Database, ServiceTokensTable } from "./schema.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "./service-token-store.js";
 
@@ -16,17 +17,20 @@ export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceToke
   // Read on every authorize and forward-auth request: compiled once, like the key reads.
   const byHash = db.selectFrom("service_tokens").selectAll().where("token_hash", "=", "").compile().sql;
   return {
-    async insertServiceToken(token) {
-      await db
-        .insertInto("service_tokens")
-        .values({
-          id: token.id,
-          name: token.name,
-          token_hash: token.tokenHash,
-          created_at: token.createdAt,
-          revoked_at: token.revokedAt,
-        })
-        .execute();
+    async insertServiceToken(token, audit) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("service_tokens")
+          .values({
+            id: token.id,
+            name: token.name,
+            token_hash: token.tokenHash,
+            created_at: token.createdAt,
+            revoked_at: token.revokedAt,
+          })
+          .execute();
+        await insertAuditEntry(trx, audit?.(undefined, token));
+      });
     },
 
     async findServiceTokenByHash(tokenHash) {
@@ -39,17 +43,26 @@ export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceToke
       return rows.map(rowToRecord);
     },
 
-    async revokeServiceToken(id, at) {
-      const existing = await db
-        .selectFrom("service_tokens")
-        .select("revoked_at")
-        .where("id", "=", id)
-        .executeTakeFirst();
-      if (!existing) return false;
-      if (existing.revoked_at === null) {
-        await db.updateTable("service_tokens").set({ revoked_at: at }).where("id", "=", id).execute();
-      }
-      return true;
+    async revokeServiceToken(id, at, audit) {
+      return db.transaction().execute(async (trx) => {
+        // Only an unrevoked row is written, so a second revocation keeps the first time.
+        await trx
+          .updateTable("service_tokens")
+          .set({ revoked_at: at })
+          .where("id", "=", id)
+          .where("revoked_at", "is", null)
+          .execute();
+        const row = await trx
+          .selectFrom("service_tokens")
+          .selectAll()
+          .where("id", "=", id)
+          .executeTakeFirst();
+        if (!row) return false;
+        const after = rowToRecord(row);
+        const before = after.revokedAt === at ? { ...after, revokedAt: null } : after;
+        await insertAuditEntry(trx, audit?.(before, after));
+        return true;
+      });
     },
   };
 }

@@ -4,7 +4,9 @@ import SQLite from "better-sqlite3";
 import type { Freshness } from "../cache/freshness.js";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import type { AuditStore } from "./audit-store.js";
 import type { KeyStore } from "./key-store.js";
+import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
@@ -63,6 +65,8 @@ export interface Stores {
   keys: KeyStore;
   plans: PlanStore;
   serviceTokens: ServiceTokenStore;
+  /** Reads the audit trail (each store writes its own entries, in the change's transaction). */
+  audit: AuditStore;
   /** Proxies, storage destinations and OG configurations. */
   resources: ResourceStore;
   /** Which database this is, for the metrics. */
@@ -102,7 +106,8 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres }),
     plans: createKyselyPlanStore(db, { postgres: isPostgres }),
     serviceTokens: createKyselyServiceTokenStore(db),
-    resources: createKyselyResourceStore(db),
+    audit: createKyselyAuditStore(db),
+    resources: createKyselyResourceStore(db, isPostgres),
     dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
     poolStats: postgres
       ? () => ({

@@ -1,3 +1,5 @@
+import type { AuditOf } from "../domain/audit.js";
+
 /** An organization's plan as stored: null members fall back to the deployment's defaults. */
 export interface StoredPlan {
   /** Image credits per billing period, or null for the default. */
@@ -52,8 +54,11 @@ export interface CreditPeriodRow {
 export interface PlanStore {
   /** The organization's plan settings, or undefined when there is no such organization. */
   getPlan(orgId: string): Promise<StoredPlan | undefined>;
-  /** Writes the given plan settings. */
-  setPlan(orgId: string, changes: PlanChanges): Promise<void>;
+  /**
+   * Writes the given plan settings and records `audit` (the stored plan before and after) in the same
+   * transaction. Resolves false, writing nothing, when there is no such organization.
+   */
+  setPlan(orgId: string, changes: PlanChanges, audit?: AuditOf<StoredPlan>): Promise<boolean>;
   /**
    * Consumes credits with one atomic conditional upsert, and records them in the hourly usage in the
    * same transaction: concurrent consumers at the boundary never exceed the allowance, on any node.

@@ -1,3 +1,4 @@
+import type { AuditOf } from "../domain/audit.js";
 import type { ResourceFamilyName } from "../domain/resource-families.js";
 import type { ListPosition } from "./key-store.js";
 
@@ -42,8 +43,15 @@ export interface ResourceKey {
  * keys), and a delete frees its slot in the same transaction.
  */
 export interface ResourceStore {
-  /** Inserts unless the organization already holds `maxRecords` records of the family, atomically. */
-  insertResource(record: StoredResource, maxRecords: number): Promise<InsertResourceResult>;
+  /**
+   * Inserts unless the organization already holds `maxRecords` records of the family, atomically; `audit`
+   * is recorded in the same transaction, only when the record is created.
+   */
+  insertResource(
+    record: StoredResource,
+    maxRecords: number,
+    audit?: AuditOf<StoredResource>,
+  ): Promise<InsertResourceResult>;
   /** Finds a record within its organization and family. */
   findResource(key: ResourceKey): Promise<StoredResource | undefined>;
   /** One page of the family's records, newest first (created_at, then id, descending). */
@@ -52,10 +60,24 @@ export interface ResourceStore {
     family: ResourceFamilyName,
     query: { limit: number; after?: ListPosition | undefined },
   ): Promise<StoredResource[]>;
-  /** Replaces the record's content; resolves undefined when there is no such record. */
-  replaceResource(key: ResourceKey, changes: ResourceChanges): Promise<StoredResource | undefined>;
-  /** Removes the record and frees its quota slot; remembers the id so a repeated delete is told apart. */
-  deleteResource(key: ResourceKey, deletedAt: number): Promise<DeleteResourceResult>;
+  /**
+   * Replaces the record's content and records `audit` (before and after) in the same transaction;
+   * resolves undefined, recording nothing, when there is no such record.
+   */
+  replaceResource(
+    key: ResourceKey,
+    changes: ResourceChanges,
+    audit?: AuditOf<StoredResource>,
+  ): Promise<StoredResource | undefined>;
+  /**
+   * Removes the record and frees its quota slot; remembers the id so a repeated delete is told apart.
+   * `audit` (the record before, nothing after) is recorded in the same transaction, only by the removal.
+   */
+  deleteResource(
+    key: ResourceKey,
+    deletedAt: number,
+    audit?: AuditOf<StoredResource>,
+  ): Promise<DeleteResourceResult>;
   /**
    * The organization's AWS external id: `candidate` is stored on the first call, and every later call
    * (on any node) returns the stored one.

@@ -37,6 +37,8 @@ export interface ApiKeysTable {
   all_future: number;
   created_at: number;
   updated_at: number;
+  /** Epoch milliseconds of the last successful authentication (to the minute); null until then. */
+  last_used_at: number | null;
 }
 
 export interface RateLimitOverridesTable {
@@ -65,6 +67,18 @@ export interface UsageHoursTable {
   org_id: string;
   hour_start: number;
   images: number;
+}
+
+/** One recorded change; the snapshots are JSON text. */
+export interface AuditEventsTable {
+  id: string;
+  at: number;
+  actor: string;
+  org_id: string | null;
+  action: string;
+  target_id: string;
+  before_json: string | null;
+  after_json: string | null;
 }
 
 export interface ResourcesTable {
@@ -106,6 +120,7 @@ export interface Database {
   service_tokens: ServiceTokensTable;
   credit_periods: CreditPeriodsTable;
   usage_hours: UsageHoursTable;
+  audit_events: AuditEventsTable;
   resources: ResourcesTable;
   resource_counts: ResourceCountsTable;
   deleted_resources: DeletedResourcesTable;

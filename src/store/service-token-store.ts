@@ -1,3 +1,5 @@
+import type { AuditOf } from "../domain/audit.js";
+
 /** A service token as stored: never the token, only its hash. */
 export interface ServiceTokenRecord {
   /** `stk_...` identifier, used to revoke it. */
@@ -14,11 +16,15 @@ export interface ServiceTokenRecord {
 
 /** Persistence of service tokens; every lookup reads the database, so a revocation is seen at once. */
 export interface ServiceTokenStore {
-  insertServiceToken(token: ServiceTokenRecord): Promise<void>;
+  /** Inserts a token and records `audit` in the same transaction. */
+  insertServiceToken(token: ServiceTokenRecord, audit?: AuditOf<ServiceTokenRecord>): Promise<void>;
   /** Finds a token by the hash of the presented value. */
   findServiceTokenByHash(tokenHash: string): Promise<ServiceTokenRecord | undefined>;
   /** Every token, revoked ones included, oldest first. */
   listServiceTokens(): Promise<ServiceTokenRecord[]>;
-  /** Marks a token revoked; false when there is no such token. Revoking twice keeps the first time. */
-  revokeServiceToken(id: string, at: number): Promise<boolean>;
+  /**
+   * Marks a token revoked and records `audit`, in one transaction; false when there is no such token.
+   * Revoking twice keeps the first time (and records the second request too).
+   */
+  revokeServiceToken(id: string, at: number, audit?: AuditOf<ServiceTokenRecord>): Promise<boolean>;
 }

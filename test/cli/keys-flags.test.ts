@@ -14,6 +14,7 @@ const current: KeyRecord = {
   all_future_permissions: false,
   created_at: "2026-11-22T10:00:00.000Z",
   updated_at: "2026-11-22T10:00:00.000Z",
+  last_used_at: null,
 };
 
 describe("keys update flags", () => {

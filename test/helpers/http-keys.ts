@@ -76,5 +76,14 @@ export async function listAll(testApp: TestApp, owner: TestKey): Promise<Array<R
   return response.json().data;
 }
 
+/**
+ * A key record without `last_used_at`, for proving that a refused request changed nothing: the
+ * caller's own authentication is recorded as a use even when the request is then refused (docs/audit.md).
+ */
+export function withoutLastUse(record: Record<string, unknown>): Record<string, unknown> {
+  const { last_used_at: _lastUse, ...rest } = record;
+  return rest;
+}
+
 /** A syntactically valid key id that was never issued. */
 export const UNKNOWN_KEY_ID = "key_0000000000000000000000";

@@ -225,6 +225,7 @@ describe("the created record", () => {
         "all_future_permissions",
         "created_at",
         "updated_at",
+        "last_used_at",
       ].sort(),
     );
     expect(body).toMatchObject({
@@ -235,6 +236,7 @@ describe("the created record", () => {
       all_future_permissions: false,
       created_at: "2026-11-22T10:00:00.000Z",
       updated_at: "2026-11-22T10:00:00.000Z",
+      last_used_at: null,
     });
     expect(body.id).toMatch(/^key_[0-9A-Za-z]{22}$/);
     expect(body.api_id).toMatch(/^lkid_[0-9A-Za-z]{22}$/);

@@ -24,6 +24,7 @@ function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRec
     allFuturePermissions: false,
     createdAt: T0,
     updatedAt: T0,
+    lastUsedAt: null,
     ...overrides,
   };
 }

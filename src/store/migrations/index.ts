@@ -2,12 +2,14 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from "k
 import { initial } from "./001-initial.js";
 import { platform } from "./002-platform.js";
 import { resources } from "./003-resources.js";
+import { audit } from "./004-audit.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
   "001-initial": initial,
   "002-platform": platform,
   "003-resources": resources,
+  "004-audit": audit,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,64 @@
+/**
+ * The audit trail's vocabulary: who may appear as an actor, which actions are recorded, and the shape of
+ * one entry. Snapshots are plain JSON built by `services/audit-snapshots.ts`, which never copies a
+ * secret or a hash into them.
+ */
+
+/** The CLI, run beside the database by the operator. */
+export const OPERATOR_ACTOR = "operator";
+/** The first start of the server over an empty database. */
+export const BOOTSTRAP_ACTOR = "bootstrap";
+
+export const AUDIT_ACTIONS = [
+  "organization.create",
+  "organization.limits.update",
+  "plan.update",
+  "api_key.create",
+  "api_key.update",
+  "api_key.disable",
+  "service_token.create",
+  "service_token.revoke",
+  "proxy.create",
+  "proxy.update",
+  "proxy.delete",
+  "storage_destination.create",
+  "storage_destination.update",
+  "storage_destination.delete",
+  "og_config.create",
+  "og_config.update",
+  "og_config.delete",
+] as const;
+
+/** One recorded action. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** A JSON object describing a record before or after a change, free of secrets and hashes. */
+export type AuditSnapshot = Record<string, unknown>;
+
+/** One entry of the audit trail. */
+export interface AuditEntry {
+  /** `aud_...` identifier. */
+  id: string;
+  /** Epoch milliseconds of the change. */
+  at: number;
+  /** The key id (`key_...`) that made the change, or `operator` (CLI), or `bootstrap` (first start). */
+  actor: string;
+  /** The organization the change belongs to; null for deployment-wide things (service tokens). */
+  orgId: string | null;
+  /** What was done, e.g. `api_key.create`. */
+  action: AuditAction;
+  /** The id of the record changed (`key_...`, `org_...`, `stk_...`). */
+  targetId: string;
+  /** The record before the change; null for a creation. */
+  before: AuditSnapshot | null;
+  /** The record after the change; null for a deletion. */
+  after: AuditSnapshot | null;
+}
+
+/**
+ * Builds the audit entry of a change from the record before (undefined for a creation) and after it
+ * (undefined for a deletion).
+ * Stores call it inside the change's own transaction and write the entry there, so that a refused or
+ * failed change records nothing and a committed change is never missing from the trail.
+ */
+export type AuditOf<T> = (before: T | undefined, after: T | undefined) => AuditEntry;

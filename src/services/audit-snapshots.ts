@@ -1,0 +1,64 @@
+import type { AuditSnapshot } from "../domain/audit.js";
+import type { ApiKeyRecord, Organization, OrganizationLimits } from "../store/key-store.js";
+import type { StoredPlan } from "../store/plan-store.js";
+import type { StoredResource } from "../store/resource-store.js";
+import type { ServiceTokenRecord } from "../store/service-token-store.js";
+
+/**
+ * What the audit trail keeps of each kind of record. Each function lists the members it copies, one by
+ * one, so that a secret or a hash added to a record later can never slip into the trail by spreading.
+ */
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A key's configuration and identity; never its secret hash. Permissions as stored, not as expanded. */
+export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
+  return {
+    id: key.id,
+    api_id: key.apiId,
+    name: key.name,
+    description: key.description,
+    enabled: key.enabled,
+    permissions: [...key.permissions],
+    all_future_permissions: key.allFuturePermissions,
+  };
+}
+
+export function organizationSnapshot(org: Organization): AuditSnapshot {
+  return { id: org.id, name: org.name };
+}
+
+/** The operator's overrides as stored; null (or an absent group) means the default. */
+export function limitsSnapshot(limits: OrganizationLimits): AuditSnapshot {
+  return { max_keys: limits.maxKeys, quotas: { ...limits.quotas } };
+}
+
+/** The plan as stored; null means the deployment's default. */
+export function planSnapshot(plan: StoredPlan): AuditSnapshot {
+  return {
+    image_credits: plan.imageCredits,
+    overages: plan.overages,
+    period_anchor: iso(plan.periodAnchor),
+    max_batch_size: plan.maxBatchSize,
+    proxies: plan.proxies,
+    storage_destinations: plan.storageDestinations,
+  };
+}
+
+/** A service token's name and state; never the token or its hash. */
+export function serviceTokenSnapshot(token: ServiceTokenRecord): AuditSnapshot {
+  return { id: token.id, name: token.name, revoked_at: iso(token.revokedAt) };
+}
+
+/**
+ * A proxy, storage destination or OG configuration. The settings' values are left out on purpose: they
+ * are free-form and a storage destination's may well hold a customer's credentials, which the trail
+ * would then keep forever; the names of their top-level members are kept, to show what was configured.
+ */
+export function resourceSnapshot(resource: StoredResource): AuditSnapshot {
+  return {
+    id: resource.id,
+    name: resource.name,
+    enabled: resource.enabled,
+    settings_members: Object.keys(resource.settings).sort(),
+  };
+}
