@@ -18,6 +18,16 @@ export function changesCachedData(sql: string): boolean {
   return !(target && UNCACHED_TABLES.has(target.toLowerCase()));
 }
 
+/**
+ * Kysely opens every transaction with a plain (deferred) `begin`. Every latchkey transaction writes, and
+ * a deferred one that read first cannot take the write lock once another process (the CLI, a second
+ * server) has written: SQLite then fails it at once with "database is locked", whatever the busy
+ * timeout. `begin immediate` takes the write lock up front, waiting for it under the busy timeout.
+ */
+function immediate(sql: string): string {
+  return /^\s*begin\s*;?\s*$/i.test(sql) ? "begin immediate" : sql;
+}
+
 /** A statement that reports, each time it runs, that cached data may have changed. */
 function reportingWrites(statement: Statement, onWrite: () => void): SqliteStatement {
   return {
@@ -54,7 +64,7 @@ export function withStatementCache(database: Database, capacity = 256, onWrite?:
     prepare(sql) {
       let statement = statements.get(sql);
       if (!statement) {
-        const prepared = database.prepare(sql);
+        const prepared = database.prepare(immediate(sql));
         statement = onWrite && changesCachedData(sql) ? reportingWrites(prepared, onWrite) : prepared;
         if (statements.size >= capacity) statements.delete(statements.keys().next().value as string);
         statements.set(sql, statement);
