@@ -3,7 +3,7 @@ import type { AuditEntry } from "../domain/audit.js";
 import { parseRfc3339 } from "../domain/rfc3339.js";
 import { toAuditEntryBody } from "../http/audit-response.js";
 import { createAuditLog } from "../services/audit-log.js";
-import { printable } from "./keys-output.js";
+import { printable } from "./text-table.js";
 import { withStores } from "./with-stores.js";
 
 function parseSince(value: string): number {

@@ -1,20 +1,5 @@
 import type { CreatedKey, KeyRecord } from "../client/index.js";
-
-/**
- * Names and descriptions are set by whoever holds a key; escape control characters so a crafted name
- * can neither break the table nor send escape sequences to the terminal.
- */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point.
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
-    return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
-}
-
-function truncate(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, width - 1).join("")}…`;
-}
+import { formatTable, printable, truncate } from "./text-table.js";
 
 function permissionSummary(key: KeyRecord): string {
   if (key.all_future_permissions) return "all, current and future";
@@ -53,14 +38,5 @@ export function formatKeyTable(keys: KeyRecord[]): string {
     truncate(permissionSummary(key), 60),
     key.created_at,
   ]);
-  const widths = header.map((title, column) =>
-    Math.max([...title].length, ...rows.map((row) => [...(row[column] ?? "")].length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => cell + " ".repeat((widths[column] ?? 0) - [...cell].length))
-      .join("  ")
-      .trimEnd();
-  const count = `${keys.length} key${keys.length === 1 ? "" : "s"}\n`;
-  return `${[line(header), ...rows.map(line)].join("\n")}\n${count}`;
+  return formatTable(header, rows, `${keys.length} key${keys.length === 1 ? "" : "s"}`);
 }

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import type { CreatedKey, RotationProgress } from "../client/index.js";
 import { type ConnectionFlags, connect } from "./keys-connection.js";
-import { formatKey, printable, printJson } from "./keys-output.js";
+import { formatKey, printJson } from "./keys-output.js";
+import { printable } from "./text-table.js";
 import { assertCanWriteNew, writeCredentialsFile } from "./keys-secret-file.js";
 
 /** Flags of `keys rotate`. */

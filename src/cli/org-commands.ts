@@ -11,16 +11,11 @@ import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore, LimitChanges } from "../store/key-store.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { parseInteger } from "./parse.js";
+import { withStores } from "./with-stores.js";
 
-async function withStore<T>(work: (store: KeyStore) => Promise<T>): Promise<T> {
-  // Imported on use so that `latchkey keys ...` does not load the database drivers.
-  const { openKeyStore } = await import("../store/open-database.js");
-  const store = await openKeyStore(loadConfig().databaseUrl);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
+/** The key store alone, for the commands that need nothing else. */
+function withStore<T>(work: (store: KeyStore) => Promise<T>): Promise<T> {
+  return withStores((stores) => work(stores.keys));
 }
 
 function parseGroup(value: string): string {

@@ -1,10 +1,5 @@
 import type { ResourceRecord } from "../client/index.js";
-import { printable } from "./keys-output.js";
-
-function truncate(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, width - 1).join("")}…`;
-}
+import { formatTable, printable, truncate } from "./text-table.js";
 
 /** One record, as `field: value` lines for a person; settings as one line of JSON. */
 export function formatResource(record: ResourceRecord): string {
@@ -29,13 +24,5 @@ export function formatResourceTable(records: ResourceRecord[], plural: string): 
     truncate(printable(JSON.stringify(record.settings)), 50),
     record.created_at,
   ]);
-  const widths = header.map((title, column) =>
-    Math.max([...title].length, ...rows.map((row) => [...(row[column] ?? "")].length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => cell + " ".repeat((widths[column] ?? 0) - [...cell].length))
-      .join("  ")
-      .trimEnd();
-  return `${[line(header), ...rows.map(line)].join("\n")}\n${records.length} ${plural}\n`;
+  return formatTable(header, rows, `${records.length} ${plural}`);
 }

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { EXIT, exitCodeOf, UsageError } from "../../src/cli/keys-exit-codes.js";
 import { createConfiguration, updatedConfiguration } from "../../src/cli/keys-flags.js";
-import { formatKeyTable, printable } from "../../src/cli/keys-output.js";
+import { formatKeyTable } from "../../src/cli/keys-output.js";
+import { printable } from "../../src/cli/text-table.js";
 import { type KeyRecord, KeyRotationError, LatchkeyError } from "../../src/client/index.js";
 
 const current: KeyRecord = {
