@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { median } from "./lib/stats.mjs";
+import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 200_000;
@@ -36,25 +36,7 @@ lastUse.touch(owner);
 await lastUse.flush();
 const used = await store.findKey(owner.orgId, owner.id);
 
-async function timeCase(run) {
-  const isAsync = run() instanceof Promise;
-  const batches = [];
-  for (let batch = 0; batch < BATCHES; batch++) {
-    const deadline = performance.now() + BATCH_MS;
-    const started = process.cpuUsage();
-    let count = 0;
-    while (count < BATCH_LIMIT && performance.now() < deadline) {
-      for (let i = 0; i < 100; i++) {
-        if (isAsync) await run();
-        else run();
-      }
-      count += 100;
-    }
-    const cpu = process.cpuUsage(started);
-    batches.push((cpu.user + cpu.system) / count);
-  }
-  return median(batches);
-}
+const timeCase = (run) => cpuMicrosPerCall(run, { batches: BATCHES, limit: BATCH_LIMIT, ms: BATCH_MS });
 
 try {
   const baseline = await timeCase(() => authenticate(header, store, hasher));

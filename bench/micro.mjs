@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
-import { median } from "./lib/stats.mjs";
+import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 50_000;
@@ -88,26 +88,7 @@ const cases = {
   "randomUUID (request id)": () => randomUUID(),
 };
 
-async function timeCase(run) {
-  const isAsync = run() instanceof Promise;
-  const batches = [];
-  for (let batch = 0; batch < BATCHES; batch++) {
-    const deadline = performance.now() + BATCH_MS;
-    // CPU time, not wall time: on a shared machine the process is often descheduled mid-batch.
-    const started = process.cpuUsage();
-    let count = 0;
-    while (count < BATCH_LIMIT && performance.now() < deadline) {
-      for (let i = 0; i < 100; i++) {
-        if (isAsync) await run();
-        else run();
-      }
-      count += 100;
-    }
-    const used = process.cpuUsage(started);
-    batches.push((used.user + used.system) / count);
-  }
-  return median(batches);
-}
+const timeCase = (run) => cpuMicrosPerCall(run, { batches: BATCHES, limit: BATCH_LIMIT, ms: BATCH_MS });
 
 try {
   process.stdout.write(`| operation | CPU µs per call (median of ${BATCHES} batches) |\n| --- | ---: |\n`);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { median } from "./lib/stats.mjs";
+import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 20_000;
@@ -44,22 +44,7 @@ const cases = {
     services.access.decide({ authorization, permission: "images:create", credits: 1 }),
 };
 
-async function timeCase(run) {
-  const batches = [];
-  for (let batch = 0; batch < BATCHES; batch++) {
-    const deadline = performance.now() + BATCH_MS;
-    // CPU time, not wall time: on a shared machine the process is often descheduled mid-batch.
-    const started = process.cpuUsage();
-    let count = 0;
-    while (count < BATCH_LIMIT && performance.now() < deadline) {
-      for (let i = 0; i < 50; i++) await run();
-      count += 50;
-    }
-    const used = process.cpuUsage(started);
-    batches.push((used.user + used.system) / count);
-  }
-  return median(batches);
-}
+const timeCase = (run) => cpuMicrosPerCall(run, { batches: BATCHES, limit: BATCH_LIMIT, ms: BATCH_MS });
 
 try {
   process.stdout.write(`| operation | CPU µs per call (median of ${BATCHES} batches) |\n| --- | ---: |\n`);
