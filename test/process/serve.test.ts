@@ -13,7 +13,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-test("first start prints the owner key once; it works; SIGTERM stops the server cleanly", async () => {
+test("first start prints the owner key and a service token once; they work; SIGTERM stops the server cleanly", async () => {
   const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "db", "latchkey.db")}` };
   const first = await startServer(env, await freePort());
   const apiId = /api_id:\s+(\S+)/.exec(first.stderr())?.[1];
@@ -29,11 +29,25 @@ test("first start prints the owner key once; it works; SIGTERM stops the server 
   });
   expect(created.status).toBe(200);
 
+  // The service token printed beside it lets a platform service ask about the owner key's requests.
+  const token = /service token:\s+(\S+)/.exec(first.stderr())?.[1];
+  expect(token).toMatch(/^lkst_/);
+  const decision = await fetch(`${first.baseUrl}/v1/authorize`, {
+    method: "POST",
+    headers: { "x-latchkey-service-token": token as string, "content-type": "application/json" },
+    body: JSON.stringify({
+      authorization: basicAuth(apiId as string, secret as string).authorization,
+      permission: "images:create",
+    }),
+  });
+  expect(await decision.json()).toMatchObject({ allowed: true, status: 200 });
+
   first.child.kill("SIGTERM");
   expect(await first.exited).toBe(0);
 
   const second = await startServer(env, await freePort());
   expect(second.stderr()).not.toContain("api_key:");
+  expect(second.stderr()).not.toContain("lkst_");
   const list = await fetch(`${second.baseUrl}/v1/api-keys`, {
     headers: basicAuth(apiId as string, secret as string),
   });
