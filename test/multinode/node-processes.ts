@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
+import { afterEach } from "vitest";
 import { MAIN } from "../helpers/processes.js";
 import { freePort } from "../helpers/redis-server.js";
 
@@ -70,4 +71,17 @@ export async function startNode(env: Record<string, string>): Promise<NodeProces
     throw error;
   }
   return node;
+}
+
+/**
+ * After a failed test, prints the tail of each node's output: a multi-node failure is hard to
+ * reproduce, and what the nodes logged is the first thing to read.
+ */
+export function showNodeOutputOnFailure(nodes: () => readonly NodeProcess[]): void {
+  afterEach((context) => {
+    if (context.task.result?.state !== "fail") return;
+    for (const [i, n] of nodes().entries()) {
+      console.error(`--- node ${i + 1} output (tail) ---\n${n.output().slice(-4000)}`);
+    }
+  });
 }

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { authorizeOver, tally } from "../helpers/platform-http.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
-import { type NodeProcess, startNode } from "./node-processes.js";
+import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 /**
  * The platform side over several nodes: three `node dist/main.js` processes share one PostgreSQL
@@ -47,12 +47,7 @@ describeWithServices(["postgres", "redis"], "the platform side on three nodes", 
     nodes = await Promise.all([1, 2, 3].map(() => startNode(env)));
   }, 60_000);
 
-  afterEach((context) => {
-    if (context.task.result?.state !== "fail") return;
-    for (const [i, n] of nodes.entries()) {
-      console.error(`--- node ${i + 1} output (tail) ---\n${n.output().slice(-4000)}`);
-    }
-  });
+  showNodeOutputOnFailure(() => nodes);
 
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.stop()));

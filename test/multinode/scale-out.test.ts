@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
 import { createSecretHasher } from "../../src/domain/credentials.js";
 import { createOrganizationWithOwner } from "../../src/services/organizations.js";
@@ -11,7 +11,7 @@ import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-s
 import { latchkey } from "../helpers/processes.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
-import { type NodeProcess, startNode } from "./node-processes.js";
+import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 type Headers = { authorization: string };
 
@@ -75,13 +75,7 @@ describeWithServices(["postgres", "redisServer"], "three latchkey nodes, one tru
     store = await openKeyStore(schema.url);
   }, 60_000);
 
-  // A failure here is hard to reproduce: show what the nodes logged.
-  afterEach((context) => {
-    if (context.task.result?.state !== "fail") return;
-    for (const [i, n] of nodes.entries()) {
-      console.error(`--- node ${i + 1} output (tail) ---\n${n.output().slice(-4000)}`);
-    }
-  });
+  showNodeOutputOnFailure(() => nodes);
 
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.stop()));
