@@ -1,16 +1,11 @@
 import { describe, expect, test } from "vitest";
 import { RESOURCE_FAMILIES, type ResourceFamily } from "../../src/domain/resource-families.js";
 import { buildTestApp, ownerApp } from "../helpers/build-test-app.js";
+import { bodyShapeCases, expectErrorBody } from "../helpers/body-error-cases.js";
 import { rateLimitOf } from "../helpers/http-keys.js";
 import { recordsOf, seedResource, unknownId } from "../helpers/resource-routes.js";
 
 /** DESIGN.md section 4, every row that a family route can answer, for each of the three families. */
-
-function expectErrorBody(body: Record<string, unknown>, statusCode: number, error: string, code: string) {
-  expect(body).toMatchObject({ statusCode, error, code });
-  expect(typeof body.message).toBe("string");
-  expect(String(body.message).length).toBeGreaterThan(0);
-}
 
 /** Seeds `count` records straight through the service: no request, no rate-limit slot. */
 async function seedMany(
@@ -39,41 +34,6 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
       expect(response.headers["cache-control"]).toBe("no-store");
       expectErrorBody(response.json(), 400, "Bad Request", "invalid_request");
       expect(response.json().validation_errors).toEqual([expect.objectContaining({ path: "/name" })]);
-    });
-
-    test("a body that is not valid JSON is 400", async () => {
-      const { app, owner } = await ownerApp();
-      const response = await app.inject({
-        method: "POST",
-        url: path,
-        headers: { ...owner.headers, "content-type": "application/json" },
-        payload: '{"name": ',
-      });
-      expect(response.statusCode).toBe(400);
-      expectErrorBody(response.json(), 400, "Bad Request", "invalid_request");
-    });
-
-    test.each([
-      ["an array", []],
-      ["a string", "hello"],
-      ["null", null],
-    ])("a body that is %s instead of an object is 400", async (_label, payload) => {
-      const { app, owner } = await ownerApp();
-      const response = await app.inject({
-        method: "POST",
-        url: path,
-        headers: { ...owner.headers, "content-type": "application/json" },
-        payload: JSON.stringify(payload),
-      });
-      expect(response.statusCode).toBe(400);
-      expect(response.json().code).toBe("invalid_request");
-    });
-
-    test("a create without a body is 400 saying a body is needed", async () => {
-      const { app, owner } = await ownerApp();
-      const response = await app.inject({ method: "POST", url: path, headers: owner.headers });
-      expect(response.statusCode).toBe(400);
-      expect(response.json().message).toContain("needs a body");
     });
 
     test.each([
@@ -247,35 +207,11 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
     });
   });
 
-  describe("413 and 415", () => {
-    test("a body over the request size limit is 413 payload_too_large", async () => {
-      const { app, owner } = await ownerApp();
-      const response = await app.inject({
-        method: "POST",
-        url: path,
-        headers: { ...owner.headers, "content-type": "application/json" },
-        payload: JSON.stringify({ name: "big", settings: { blob: "x".repeat(200_000) } }),
-      });
-      expect(response.statusCode).toBe(413);
-      expect(response.headers["cache-control"]).toBe("no-store");
-      expectErrorBody(response.json(), 413, "Payload Too Large", "payload_too_large");
-    });
-
-    test.each([
-      ["text/plain", "name=x"],
-      ["application/x-www-form-urlencoded", "name=x"],
-    ])("a %s body is 415 unsupported_media_type", async (contentType, payload) => {
-      const { app, owner } = await ownerApp();
-      for (const url of [path, `${path}/${unknownId(family)}`]) {
-        const response = await app.inject({
-          method: "POST",
-          url,
-          headers: { ...owner.headers, "content-type": contentType },
-          payload,
-        });
-        expect(response.statusCode).toBe(415);
-        expectErrorBody(response.json(), 415, "Unsupported Media Type", "unsupported_media_type");
-      }
+  describe("the body's shape (400, 413, 415)", () => {
+    bodyShapeCases({
+      createPath: path,
+      updatePath: () => `${path}/${unknownId(family)}`,
+      oversizedBody: { name: "big", settings: { blob: "x".repeat(200_000) } },
     });
   });
 
