@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -105,7 +105,8 @@ export function createSecretHasher(pepper?: string): SecretHasher {
   const digest = (secret: string): Buffer =>
     pepper
       ? createHmac("sha256", pepper).update(secret).digest()
-      : createHash("sha256").update(secret).digest();
+      : // One-shot: no Hash object per call (half the cost of createHash on every request).
+        hash("sha256", secret, "buffer");
   return {
     hash: (secret) => digest(secret).toString("hex"),
     matches(secret, storedHash) {
