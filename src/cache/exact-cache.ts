@@ -9,6 +9,11 @@ interface Entry<V> {
 export interface ExactCache<V> {
   /** The cached value of `key` if it is still current, else `load()`'s, remembered when found. */
   get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined>;
+  /**
+   * Replaces the value held under `key`, if any, keeping the generation it was read in: for a change
+   * this process has just written and that no other cached record depends on (a key's last use).
+   */
+  patch(key: string, change: (value: V) => V): void;
   /** Entries held (bounded by the capacity). */
   readonly size: number;
 }
@@ -24,6 +29,10 @@ export function createExactCache<V>(freshness: Freshness, capacity = 10_000): Ex
   return {
     get size() {
       return entries.size;
+    },
+    patch(key, change) {
+      const entry = entries.get(key);
+      if (entry) entries.set(key, { generation: entry.generation, value: change(entry.value) });
     },
     async get(key, load) {
       const generation = freshness.generation();

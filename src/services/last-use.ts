@@ -64,7 +64,7 @@ export function createLastUseRecorder(options: LastUseOptions): LastUseRecorder 
       remember(key.id, now);
       // Started from a resolved promise, so that even a store that throws synchronously cannot throw here.
       const write: Promise<void> = Promise.resolve()
-        .then(() => store.touchLastUsed(key.id, now, now - interval))
+        .then(() => store.touchLastUsed(key, now, now - interval))
         .catch((error: unknown) => {
           log.warn(
             { key_id: key.id, error: error instanceof Error ? error.message : String(error) },

@@ -47,6 +47,17 @@ export function withExactCaches(
       findKeyByApiId: (apiId) => byApiId.get(apiId, async () => frozen(await keys.findKeyByApiId(apiId))),
       // An id never contains a space, so the pair cannot be confused with another pair.
       findKey: (orgId, id) => byId.get(`${orgId} ${id}`, async () => frozen(await keys.findKey(orgId, id))),
+      // The one write that does not start a new generation (sqlite-statement-cache.ts): the cached
+      // copies of the key get the new time instead, with the same condition as the UPDATE's.
+      async touchLastUsed(key, at, staleBefore) {
+        await keys.touchLastUsed(key, at, staleBefore);
+        const touched = (cached: ApiKeyRecord) =>
+          cached.lastUsedAt === null || cached.lastUsedAt < staleBefore
+            ? Object.freeze({ ...cached, lastUsedAt: at })
+            : cached;
+        byApiId.patch(key.apiId, touched);
+        byId.patch(`${key.orgId} ${key.id}`, touched);
+      },
       async getLimits(orgId) {
         const found = await limits.get(orgId, async () => frozen(await keys.getLimits(orgId)));
         return found ?? keys.getLimits(orgId);

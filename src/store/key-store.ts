@@ -20,6 +20,9 @@ export interface ApiKeyRecord extends KeyConfiguration {
   lastUsedAt: number | null;
 }
 
+/** Which key a last-use write is for: the id it updates, and what a cache finds the key under. */
+export type LastUseTarget = Pick<ApiKeyRecord, "id" | "orgId" | "apiId">;
+
 export interface Organization {
   /** `org_...` identifier. */
   id: string;
@@ -120,7 +123,7 @@ export interface KeyStore {
    * Sets the key's last use to `at` unless another write (from any node) already set it at or after
    * `staleBefore`: one conditional UPDATE, so several nodes write about once a minute between them.
    */
-  touchLastUsed(id: string, at: number, staleBefore: number): Promise<void>;
+  touchLastUsed(key: LastUseTarget, at: number, staleBefore: number): Promise<void>;
   /**
    * Runs `work` while holding a lock that every node on this database shares, so that first-start
    * setup (bootstrap) happens once even when several nodes start together.

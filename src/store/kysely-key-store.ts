@@ -204,11 +204,11 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
       });
     },
 
-    async touchLastUsed(id, at, staleBefore) {
+    async touchLastUsed(key, at, staleBefore) {
       await db
         .updateTable("api_keys")
         .set({ last_used_at: at })
-        .where("id", "=", id)
+        .where("id", "=", key.id)
         .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", staleBefore)]))
         .execute();
     },

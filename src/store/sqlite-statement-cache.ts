@@ -9,11 +9,18 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
 const UNCACHED_TABLES = new Set(["credit_periods", "usage_hours"]);
 
 const READ_ONLY = /^\s*(select|begin|commit|end|rollback|savepoint|release|pragma\s+data_version)\b/i;
+
+/**
+ * A key's last use (services/last-use.ts), written about once a minute per active key: were it a
+ * change, every active key would empty the caches once a minute. The cached copies of that one key
+ * are patched instead (cached-stores.ts); nothing else depends on the column.
+ */
+const LAST_USE_ONLY = /^\s*update\s+"?api_keys"?\s+set\s+"?last_used_at"?\s*=\s*\?\s+where\b/i;
 const WRITE_TARGET = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|replace\s+into|update|delete\s+from)\s+"?(\w+)"?/i;
 
 /** Whether running `sql` may change a row some cache holds (conservative: unknown means yes). */
 export function changesCachedData(sql: string): boolean {
-  if (READ_ONLY.test(sql)) return false;
+  if (READ_ONLY.test(sql) || LAST_USE_ONLY.test(sql)) return false;
   const target = WRITE_TARGET.exec(sql)?.[1];
   return !(target && UNCACHED_TABLES.has(target.toLowerCase()));
 }

@@ -103,3 +103,25 @@ test("a plan change made through the stores applies to the next request", async 
   await testApp.services.plans.change(owner.orgId, { imageCredits: 100 });
   expect(await authorize()).toMatchObject({ allowed: true, status: 200 });
 });
+
+test("a key's last use keeps every cached record and is served at once", async () => {
+  const { testApp, app, owner } = await ownerApp();
+  const key = await keyWith(testApp, owner, ["api_keys:read"]);
+  const ownersRead = () =>
+    app.inject({ method: "GET", url: `/v1/api-keys/${key.id}`, headers: owner.headers });
+  expect((await ownersRead()).json().last_used_at).toBeNull();
+  const freshness = testApp.services.freshness!;
+  const generation = freshness.generation();
+
+  // The key's first authentication writes its last use (once a minute at most)...
+  const own = await app.inject({ method: "GET", url: `/v1/api-keys/${key.id}`, headers: key.headers });
+  expect(own.statusCode).toBe(200);
+  await testApp.services.lastUse.flush();
+  // ...which is not a change of what the caches hold: nothing has to be read again,
+  freshness.beginRequest();
+  expect(freshness.generation()).toBe(generation);
+  // and the cached copies carry the new time.
+  const lastUsed = (await ownersRead()).json().last_used_at;
+  expect(lastUsed).not.toBeNull();
+  expect(Date.parse(lastUsed)).toBeGreaterThan(Date.now() - 60_000);
+});

@@ -17,8 +17,8 @@ function recorder(options: { maxTracked?: number; fail?: "reject" | "throw" } = 
     log,
     maxTracked: options.maxTracked,
     store: {
-      touchLastUsed(id, at, staleBefore) {
-        writes.push({ id, at, staleBefore });
+      touchLastUsed(key, at, staleBefore) {
+        writes.push({ id: key.id, at, staleBefore });
         if (options.fail === "throw") throw new Error("database gone");
         return options.fail === "reject" ? Promise.reject(new Error("database gone")) : Promise.resolve();
       },

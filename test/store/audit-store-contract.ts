@@ -221,12 +221,12 @@ export function auditStoreContract(open: OpenStores): void {
     const key = newKey(org.id);
     await stores.keys.insertKey(key, 100);
     expect((await stores.keys.findKey(org.id, key.id))?.lastUsedAt).toBeNull();
-    await stores.keys.touchLastUsed(key.id, T0 + 1_000, T0 + 1_000 - 60_000);
+    await stores.keys.touchLastUsed(key, T0 + 1_000, T0 + 1_000 - 60_000);
     expect((await stores.keys.findKey(org.id, key.id))?.lastUsedAt).toBe(T0 + 1_000);
     // Another node, 30 s later: the stored time is within the minute, so the row is left alone.
-    await stores.keys.touchLastUsed(key.id, T0 + 31_000, T0 + 31_000 - 60_000);
+    await stores.keys.touchLastUsed(key, T0 + 31_000, T0 + 31_000 - 60_000);
     expect((await stores.keys.findKeyByApiId(key.apiId))?.lastUsedAt).toBe(T0 + 1_000);
-    await stores.keys.touchLastUsed(key.id, T0 + 61_001, T0 + 61_001 - 60_000);
+    await stores.keys.touchLastUsed(key, T0 + 61_001, T0 + 61_001 - 60_000);
     expect((await stores.keys.findKeyByApiId(key.apiId))?.lastUsedAt).toBe(T0 + 61_001);
     // A last use is not a change: the key's updated_at and the audit trail stay as they were.
     expect((await stores.keys.findKey(org.id, key.id))?.updatedAt).toBe(T0);
