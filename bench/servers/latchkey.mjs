@@ -64,7 +64,11 @@ async function authorizeTargets(target, authorization) {
  */
 async function addBreakdownRoutes(target, authorization) {
   const { authenticate } = await load("services/authenticate.js");
-  const { assertHasPermission, KEY_OPERATIONS } = await load("services/operations.js");
+  const { KEY_OPERATIONS, missingPermission } = await load("services/operations.js");
+  const { grantAllows } = await load("domain/permissions.js");
+  const assertHasPermission = (caller, permission) => {
+    if (!grantAllows(caller, permission)) throw missingPermission(permission);
+  };
   const { toKeyResponse } = await load("http/key-response.js");
   const { KeyRecord } = await load("http/schemas.js");
   const { store, hasher, rateLimit } = services;
@@ -84,7 +88,7 @@ async function addBreakdownRoutes(target, authorization) {
     if (decision.type !== "allow") throw new Error("bench: rate limited");
     return record;
   });
-  app.get("/bench/read/:id", { schema: { response: { 200: KeyRecord } } }, async (request) => {
+  app.get("/bench/read/:id", { schema: { hide: true, response: { 200: KeyRecord } } }, async (request) => {
     const key = await store.findKey(target.orgId, request.params.id);
     if (!key) throw new Error("bench: key not found");
     return toKeyResponse(key);
