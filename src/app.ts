@@ -91,6 +91,14 @@ export async function createServices(
   const stores = await openStores(config.databaseUrl);
   const redis = config.redisUrl === undefined ? undefined : openRedis(config.redisUrl);
   let limiter: RateLimiter | undefined;
+  const metrics = config.metrics
+    ? createMetrics({
+        redisConfigured: config.redisUrl !== undefined,
+        limiterHealthy: () => limiter?.healthy ?? false,
+        databaseDialect: stores.dialect,
+        databasePool: stores.poolStats,
+      })
+    : null;
   const versioned =
     redis && stores.dialect === "postgres"
       ? withRecordVersions(stores.keys, {
@@ -100,6 +108,7 @@ export async function createServices(
           usable: () => limiter?.healthy ?? false,
           now: () => clock.now(),
           log,
+          ...(metrics ? { onRead: (record, outcome) => metrics.recordCacheReads.inc({ record, outcome }) } : {}),
         })
       : undefined;
   const store = versioned?.keys ?? stores.keys;
@@ -118,14 +127,6 @@ export async function createServices(
     throw error;
   }
   const sharedLimiter = limiter;
-  const metrics = config.metrics
-    ? createMetrics({
-        redisConfigured: config.redisUrl !== undefined,
-        limiterHealthy: () => sharedLimiter.healthy,
-        databaseDialect: stores.dialect,
-        databasePool: stores.poolStats,
-      })
-    : null;
   const rateLimit = observeRateLimit(
     createManagementRateLimit({
       limiter,

@@ -2,7 +2,12 @@ import type { Redis } from "ioredis";
 import { createRecordVersions, type RecordVersions } from "../cache/record-versions.js";
 import { LAST_USE_INTERVAL_MS } from "../services/last-use.js";
 import type { KeyStore } from "./key-store.js";
-import { type CallerCache, withVersionCachedKeys } from "./version-cached-keys.js";
+import {
+  type CachedRecord,
+  type CacheReadOutcome,
+  type CallerCache,
+  withVersionCachedKeys,
+} from "./version-cached-keys.js";
 import { withVersionedWrites } from "./versioned-writes.js";
 
 /** The key store of a PostgreSQL + Redis node, and what the limiter and access decision need with it. */
@@ -28,6 +33,8 @@ export interface RecordVersionStoreOptions {
   usable: () => boolean;
   now: () => number;
   log: { warn(details: Record<string, unknown>, message: string): void };
+  /** Told of every cache read (metrics). */
+  onRead?: (record: CachedRecord, outcome: CacheReadOutcome) => void;
 }
 
 /**
@@ -47,6 +54,7 @@ export function withRecordVersions(keys: KeyStore, options: RecordVersionStoreOp
     usable: options.usable,
     now: options.now,
     maxAgeMs: LAST_USE_INTERVAL_MS,
+    ...(options.onRead ? { onRead: options.onRead } : {}),
   });
   return {
     keys: withVersionedWrites(cached.keys, writes),

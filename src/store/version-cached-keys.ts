@@ -24,7 +24,14 @@ export interface VersionCachedKeysOptions {
    * once a minute per key), so a cached key shows it at most this much older than the database.
    */
   maxAgeMs: number;
+  /** Told of every cache read, for the metrics (`latchkey_record_cache_reads_total`). */
+  onRead?: (record: CachedRecord, outcome: CacheReadOutcome) => void;
 }
+
+/** Which cache: the caller's key by api_id, or a key read back by id. */
+export type CachedRecord = "caller_key" | "key_by_id";
+/** `hit`: an entry was offered; `miss`: none (read from the database); `dropped`: found stale. */
+export type CacheReadOutcome = "hit" | "miss" | "dropped";
 
 /**
  * The key reads of every request, cached at the record version they were read at
@@ -38,6 +45,7 @@ export function withVersionCachedKeys(
   options: VersionCachedKeysOptions,
 ): { keys: KeyStore; callers: CallerCache; clear(): void; cacheSizes(): Record<string, number> } {
   const { versions, usable } = options;
+  const count = options.onRead ?? (() => {});
   const cacheOptions = { now: options.now, maxAgeMs: options.maxAgeMs };
   const byApiId = createVersionedCache<ApiKeyRecord>(cacheOptions);
   const byId = createVersionedCache<ApiKeyRecord>(cacheOptions);
@@ -51,11 +59,14 @@ export function withVersionCachedKeys(
     },
     callers: {
       peek(apiId) {
-        if (!usable()) return undefined;
-        const entry = byApiId.get(apiId);
+        const entry = usable() ? byApiId.get(apiId) : undefined;
+        count("caller_key", entry ? "hit" : "miss");
         return entry && { key: entry.value, version: entry.version };
       },
-      forget: (apiId) => byApiId.delete(apiId),
+      forget(apiId) {
+        count("caller_key", "dropped");
+        byApiId.delete(apiId);
+      },
     },
     keys: {
       ...keys,
@@ -75,8 +86,12 @@ export function withVersionCachedKeys(
         const cacheKey = `${orgId} ${id}`;
         if (seenVersion !== undefined && usable()) {
           const entry = byId.get(cacheKey);
-          if (entry && entry.version === seenVersion) return entry.value;
+          if (entry && entry.version === seenVersion) {
+            count("key_by_id", "hit");
+            return entry.value;
+          }
         }
+        count("key_by_id", "miss");
         const mark = versions.mark();
         const key = frozen(await keys.findKey(orgId, id));
         if (!key) {
