@@ -108,7 +108,9 @@ export async function createServices(
           usable: () => limiter?.healthy ?? false,
           now: () => clock.now(),
           log,
-          ...(metrics ? { onRead: (record, outcome) => metrics.recordCacheReads.inc({ record, outcome }) } : {}),
+          ...(metrics
+            ? { onRead: (record, outcome) => metrics.recordCacheReads.inc({ record, outcome }) }
+            : {}),
         })
       : undefined;
   const store = versioned?.keys ?? stores.keys;

@@ -16,7 +16,10 @@ export interface RecordVersionKeys {
 
 /** Same prefix as the limiter's buckets (LATCHKEY_REDIS_PREFIX), so deployments sharing Redis stay apart. */
 export function recordVersionKeys(prefix: string, orgId: string): RecordVersionKeys {
-  return { versionKey: `${prefix}:records:${orgId}:version`, writingKey: `${prefix}:records:${orgId}:writing` };
+  return {
+    versionKey: `${prefix}:records:${orgId}:version`,
+    writingKey: `${prefix}:records:${orgId}:writing`,
+  };
 }
 
 /** A version not moved for this long is forgotten; it restarts from Redis' clock, so it never repeats. */

@@ -29,7 +29,8 @@ export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promi
     const url = config.redisUrl;
     const connect = async () => {
       redis ??= openRedis(url);
-      if (!(await waitUntilReady(redis, 3000))) throw new Error(`Redis at LATCHKEY_REDIS_URL does not answer`);
+      if (!(await waitUntilReady(redis, 3000)))
+        throw new Error(`Redis at LATCHKEY_REDIS_URL does not answer`);
       return redis;
     };
     keys = withRecordVersions(stores.keys, {

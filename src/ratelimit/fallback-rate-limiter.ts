@@ -86,7 +86,7 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
     },
 
     async consumeChecked(bucket, quota, windowMs, check) {
-      if (!degraded && primary.consumeChecked) {
+      if (!degraded) {
         try {
           return await primary.consumeChecked(bucket, quota, windowMs, check);
         } catch (error) {
@@ -96,7 +96,11 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
       // This node's memory cannot tell whether a cached record is current: the caller must read it
       // again (and count nothing here) before it is decided on.
       if (check.expected !== undefined) return { type: "stale", records: undefined };
-      return { type: "decided", decision: await fallback.consume(bucket, quota, windowMs), records: undefined };
+      return {
+        type: "decided",
+        decision: await fallback.consume(bucket, quota, windowMs),
+        records: undefined,
+      };
     },
 
     async close() {

@@ -8,6 +8,8 @@ import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
 export interface CheckableRateLimiter extends RateLimiter {
   /** Resolves when the backend answers; rejects (quickly) when it does not. */
   ping(): Promise<void>;
+  /** Always present on a shared limiter (RateLimiter.consumeChecked). */
+  consumeChecked: NonNullable<RateLimiter["consumeChecked"]>;
 }
 
 /** The script's admission must be the domain's: both implement one rule (domain/sliding-log.ts). */

@@ -1,9 +1,5 @@
 import type { Redis } from "ioredis";
-import {
-  BEGIN_WRITE_SCRIPT,
-  END_WRITE_SCRIPT,
-  recordVersionKeys,
-} from "../cache/redis-record-versions.js";
+import { BEGIN_WRITE_SCRIPT, END_WRITE_SCRIPT, recordVersionKeys } from "../cache/redis-record-versions.js";
 import { LatchkeyError } from "../domain/errors.js";
 import type { KeyStore } from "./key-store.js";
 

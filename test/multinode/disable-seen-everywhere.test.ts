@@ -17,7 +17,11 @@ async function readCounts(node: NodeProcess) {
   const reads = (record: string, outcome: string) =>
     value("latchkey_record_cache_reads_total", { record, outcome });
   return {
-    served: value("latchkey_http_requests_total", { method: "GET", route: "/v1/api-keys/:id", status: "200" }),
+    served: value("latchkey_http_requests_total", {
+      method: "GET",
+      route: "/v1/api-keys/:id",
+      status: "200",
+    }),
     callerHits: reads("caller_key", "hit"),
     keyHits: reads("key_by_id", "hit"),
   };

@@ -22,8 +22,7 @@ describeWithServices(["redis"], "record versions in the rate-limit script", ({ r
     const limiter = createRedisRateLimiter(redis);
     const keys = recordVersionKeys(`lk-test-${randomUUID()}`, "org_1");
     const bucket = `lk-test:${randomUUID()}`;
-    const consume = (expected?: number) =>
-      limiter.consumeChecked(bucket, 10, 60_000, { ...keys, expected });
+    const consume = (expected?: number) => limiter.consumeChecked(bucket, 10, 60_000, { ...keys, expected });
     const write = (script: string, redisClient: Redis = redis) =>
       redisClient.eval(script, 2, keys.versionKey, keys.writingKey, 60_000);
     return { redis, keys, bucket, consume, write };
@@ -59,7 +58,10 @@ describeWithServices(["redis"], "record versions in the rate-limit script", ({ r
     expect((await consume(current)).type).toBe("decided");
     expect(await redis.zcard(bucket)).toBe(2);
 
-    expect(await consume(current - 1)).toEqual({ type: "stale", records: { version: current, writing: false } });
+    expect(await consume(current - 1)).toEqual({
+      type: "stale",
+      records: { version: current, writing: false },
+    });
     await write(BEGIN_WRITE_SCRIPT);
     const during = await consume(current);
     expect(during.type).toBe("stale");
