@@ -2,7 +2,7 @@
 // on exit) and the Redis limiter, logging at "warn", with one organization, its owner key and the key
 // the benchmark reads. Prints the ready line of bench/servers/ready.mjs. Environment: BENCH_DIST,
 // SCALE_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test), SCALE_REDIS_URL (default
-// redis://127.0.0.1:6379).
+// redis://127.0.0.1:6379), SCALE_RECORD_CACHE (on or off, default on).
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -56,6 +56,8 @@ const config = loadConfig({
   LATCHKEY_REDIS_PREFIX: `lk-bench-${run}`,
   LATCHKEY_LOG_LEVEL: "warn",
   LATCHKEY_BOOTSTRAP: "off",
+  // SCALE_RECORD_CACHE=off measures the node without its record cache (every read from PostgreSQL).
+  LATCHKEY_RECORD_CACHE: process.env.SCALE_RECORD_CACHE ?? "on",
   HOST: "127.0.0.1",
   PORT: "0",
 });

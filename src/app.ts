@@ -25,6 +25,7 @@ import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
+import { openRedis } from "./ratelimit/redis-connection.js";
 import { createMetrics, type LatchkeyMetrics } from "./metrics/metrics.js";
 import { type AccessSurface, observeAccess, observeRateLimit } from "./metrics/observe.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
@@ -42,6 +43,7 @@ import { createServiceTokenService, type ServiceTokenService } from "./services/
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
+import { withRecordVersions } from "./store/record-version-stores.js";
 
 /** Everything the adapters (HTTP, CLI, later MCP) share, built once from configuration. */
 export interface Services {
@@ -66,7 +68,7 @@ export interface Services {
   awsExternalIds: AwsExternalIdService;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
-  /** What keeps the record caches exact; absent when nothing is cached (src/cache/freshness.ts). */
+  /** What keeps the SQLite record caches exact; absent on PostgreSQL (src/cache/freshness.ts). */
   freshness?: Freshness;
   /** Entries held per record cache. */
   cacheSizes(): Record<string, number>;
@@ -87,23 +89,46 @@ export async function createServices(
   log: LimiterLog = stderrLog,
 ): Promise<Services> {
   const stores = await openStores(config.databaseUrl);
-  const store = stores.keys;
-  const hasher = createSecretHasher(config.secretPepper);
-  let limiter: RateLimiter;
-  try {
-    limiter = await createRateLimiter({ redisUrl: config.redisUrl, clock, log });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  const redis = config.redisUrl === undefined ? undefined : openRedis(config.redisUrl);
+  let limiter: RateLimiter | undefined;
   const metrics = config.metrics
     ? createMetrics({
         redisConfigured: config.redisUrl !== undefined,
-        limiterHealthy: () => limiter.healthy,
+        limiterHealthy: () => limiter?.healthy ?? false,
         databaseDialect: stores.dialect,
         databasePool: stores.poolStats,
       })
     : null;
+  const versioned =
+    redis && stores.dialect === "postgres"
+      ? withRecordVersions(stores.keys, {
+          redis: async () => redis,
+          prefix: config.redisPrefix,
+          cache: config.recordCache,
+          usable: () => limiter?.healthy ?? false,
+          now: () => clock.now(),
+          log,
+          ...(metrics
+            ? { onRead: (record, outcome) => metrics.recordCacheReads.inc({ record, outcome }) }
+            : {}),
+        })
+      : undefined;
+  const store = versioned?.keys ?? stores.keys;
+  const hasher = createSecretHasher(config.secretPepper);
+  try {
+    limiter = await createRateLimiter({
+      redisUrl: config.redisUrl,
+      clock,
+      log,
+      ...(redis ? { redis } : {}),
+      ...(versioned ? { onRecover: versioned.clear } : {}),
+    });
+  } catch (error) {
+    redis?.disconnect();
+    await store.close();
+    throw error;
+  }
+  const sharedLimiter = limiter;
   const rateLimit = observeRateLimit(
     createManagementRateLimit({
       limiter,
@@ -113,6 +138,7 @@ export async function createServices(
       // change applies on the next request. Elsewhere (PostgreSQL) they are read at most once a second.
       ...(stores.freshness ? { overridesTtlMs: 0 } : {}),
       namespace: config.redisPrefix,
+      ...(versioned?.versions ? { versions: versioned.versions } : {}),
       now: () => clock.now(),
     }),
     metrics,
@@ -122,12 +148,20 @@ export async function createServices(
   const lastUse = createLastUseRecorder({ store, clock, log });
   return {
     store,
-    limiter,
+    limiter: sharedLimiter,
     rateLimit,
     hasher,
     clock,
     keys: createKeyService({ store, hasher, clock }),
-    access: createAccessControl({ keys: store, hasher, rateLimit, plans, credits, lastUse }),
+    access: createAccessControl({
+      keys: store,
+      hasher,
+      rateLimit,
+      plans,
+      credits,
+      lastUse,
+      ...(versioned?.callers ? { callers: versioned.callers } : {}),
+    }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
@@ -137,7 +171,7 @@ export async function createServices(
     awsExternalIds: createAwsExternalIdService(stores.resources),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
-    cacheSizes: stores.cacheSizes,
+    cacheSizes: versioned?.cacheSizes ?? stores.cacheSizes,
   };
 }
 

@@ -26,6 +26,7 @@ const ConfigSchema = Type.Object({
   ),
   LATCHKEY_LOG_FORMAT: Type.Union([Type.Literal("json"), Type.Literal("pretty")], { default: "json" }),
   LATCHKEY_METRICS: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
+  LATCHKEY_RECORD_CACHE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -61,6 +62,11 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** Whether `GET /metrics` serves Prometheus metrics (and requests are counted). */
   metrics: boolean;
+  /**
+   * Whether key records are cached on PostgreSQL + Redis, validated by record versions in Redis
+   * (docs/caching.md); `LATCHKEY_RECORD_CACHE=off` reads them from PostgreSQL on every request.
+   */
+  recordCache: boolean;
 }
 
 const validate = new Ajv({
@@ -102,5 +108,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: config.LATCHKEY_LOG_LEVEL,
     logFormat: config.LATCHKEY_LOG_FORMAT,
     metrics: config.LATCHKEY_METRICS === "on",
+    recordCache: config.LATCHKEY_RECORD_CACHE === "on",
   });
 }

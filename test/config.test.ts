@@ -13,6 +13,7 @@ test("defaults match DESIGN.md: 127.0.0.1:8080, SQLite in ./data, 60 s window, b
     bootstrap: true,
     logFormat: "json",
     metrics: true,
+    recordCache: true,
   });
 });
 
@@ -23,6 +24,7 @@ test("environment values are read and converted", () => {
     LATCHKEY_BOOTSTRAP: "off",
     LATCHKEY_LOG_FORMAT: "pretty",
     LATCHKEY_METRICS: "off",
+    LATCHKEY_RECORD_CACHE: "off",
   });
   expect(config).toMatchObject({
     port: 9000,
@@ -30,6 +32,7 @@ test("environment values are read and converted", () => {
     bootstrap: false,
     logFormat: "pretty",
     metrics: false,
+    recordCache: false,
   });
 });
 

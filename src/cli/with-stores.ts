@@ -1,16 +1,51 @@
+import type { Redis } from "ioredis";
 import { loadConfig } from "../config.js";
 import type { Stores } from "../store/open-database.js";
+
+const stderrLog = {
+  warn: (details: Record<string, unknown>, message: string) =>
+    process.stderr.write(`${JSON.stringify({ level: "warn", message, ...details })}\n`),
+};
 
 /**
  * Opens every store on LATCHKEY_DATABASE_URL for one operator command and closes it afterwards. The
  * database modules are imported on use, so that `latchkey keys ...` does not load the drivers.
+ *
+ * On PostgreSQL with LATCHKEY_REDIS_URL, a change of a key record moves its organization's record
+ * version in Redis like a server's does (src/store/versioned-writes.ts), so running nodes stop serving
+ * their cached copies at once; Redis is connected on the first such change only, and a change it
+ * cannot announce is refused. Without LATCHKEY_REDIS_URL the CLI must not change key records of a
+ * database that nodes serve with Redis (docs/caching.md).
  */
 export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
   const { openStores } = await import("../store/open-database.js");
-  const stores = await openStores(loadConfig().databaseUrl);
+  const config = loadConfig();
+  const stores = await openStores(config.databaseUrl);
+  let redis: Redis | undefined;
+  let keys = stores.keys;
+  if (config.redisUrl && stores.dialect === "postgres") {
+    const { withRecordVersions } = await import("../store/record-version-stores.js");
+    const { openRedis, waitUntilReady } = await import("../ratelimit/redis-connection.js");
+    const url = config.redisUrl;
+    const connect = async () => {
+      redis ??= openRedis(url);
+      if (!(await waitUntilReady(redis, 3000)))
+        throw new Error(`Redis at LATCHKEY_REDIS_URL does not answer`);
+      return redis;
+    };
+    keys = withRecordVersions(stores.keys, {
+      redis: connect,
+      prefix: config.redisPrefix,
+      cache: false,
+      usable: () => false,
+      now: Date.now,
+      log: stderrLog,
+    }).keys;
+  }
   try {
-    return await work(stores);
+    return await work({ ...stores, keys });
   } finally {
+    redis?.disconnect();
     await stores.close();
   }
 }

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   resource_quota_exceeded: 409,
   host_not_allowed: 403,
   internal: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -57,6 +57,11 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
   resource_quota_exceeded: () =>
     new LatchkeyError("resource_quota_exceeded", "This organization already has 1000 proxies."),
   internal: () => new LatchkeyError("internal", "Internal server error."),
+  service_unavailable: () =>
+    new LatchkeyError(
+      "service_unavailable",
+      "The change was not made: Redis, which tells every node of it, cannot be reached (Connection is closed.). Try again shortly.",
+    ),
 };
 
 /** The example body of one error code. */

@@ -14,6 +14,7 @@ const STATUS_PHRASES: Record<number, string> = {
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 };
 
 /** Fastify's own failures that are the client's fault, by Fastify error code. */

@@ -26,6 +26,8 @@ export interface LatchkeyMetrics {
   accessDecisions: Counter<"surface" | "outcome">;
   /** Image credits consumed by allowed decisions. */
   creditsConsumed: Counter;
+  /** Reads of the PostgreSQL + Redis record cache, by record and outcome (`hit`, `miss`, `dropped`). */
+  recordCacheReads: Counter<"record" | "outcome">;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -114,6 +116,12 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
     creditsConsumed: new Counter({
       name: "latchkey_credits_consumed_total",
       help: "Image credits consumed by allowed requests.",
+      registers,
+    }),
+    recordCacheReads: new Counter({
+      name: "latchkey_record_cache_reads_total",
+      help: "PostgreSQL + Redis record cache reads, by record (caller_key, key_by_id) and outcome (hit, miss, dropped).",
+      labelNames: ["record", "outcome"],
       registers,
     }),
   };

@@ -34,10 +34,18 @@ export function observeRateLimit(
   metrics: LatchkeyMetrics | null,
 ): ManagementRateLimit {
   if (!metrics) return rateLimit;
+  const count = (group: string, outcome: "allowed" | "limited") =>
+    metrics.rateLimitDecisions.inc({ group, outcome });
   return {
     async consume(orgId, group) {
       const decision = await rateLimit.consume(orgId, group);
-      metrics.rateLimitDecisions.inc({ group, outcome: decision.type === "allow" ? "allowed" : "limited" });
+      count(group, decision.type === "allow" ? "allowed" : "limited");
+      return decision;
+    },
+    async consumeExpecting(orgId, group, expectedVersion) {
+      const decision = await rateLimit.consumeExpecting(orgId, group, expectedVersion);
+      // A stale answer decided nothing: the request is decided (and counted) once more.
+      if (decision.type !== "stale") count(group, decision.type === "allow" ? "allowed" : "limited");
       return decision;
     },
   };

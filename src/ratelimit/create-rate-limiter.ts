@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import type { Clock } from "../domain/clock.js";
 import { createFallbackRateLimiter, type LimiterLog } from "./fallback-rate-limiter.js";
 import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
@@ -14,13 +15,17 @@ export interface RateLimiterChoice {
   log: LimiterLog;
   /** How long start-up waits for a first Redis connection before starting degraded. */
   connectWaitMs?: number;
+  /** A connection to `redisUrl` already opened (with `openRedis`) and shared; the limiter closes it. */
+  redis?: Redis;
+  /** Called when the limiter returns to Redis after a fallback. */
+  onRecover?: () => void;
 }
 
 /** Memory alone, or Redis with this node's memory as the fallback during an outage. */
 export async function createRateLimiter(choice: RateLimiterChoice): Promise<RateLimiter> {
   const memory = createMemoryRateLimiter(choice.clock);
   if (!choice.redisUrl) return memory;
-  const redis = openRedis(choice.redisUrl);
+  const redis = choice.redis ?? openRedis(choice.redisUrl);
   // Waiting briefly here keeps the first requests of a normal start off the fallback, and a node
   // whose Redis is down at start still starts, degraded, instead of refusing to serve.
   const ready = await waitUntilReady(redis, choice.connectWaitMs ?? 1000);
@@ -29,5 +34,6 @@ export async function createRateLimiter(choice: RateLimiterChoice): Promise<Rate
     fallback: memory,
     log: choice.log,
     startDegraded: !ready,
+    ...(choice.onRecover ? { onRecover: choice.onRecover } : {}),
   });
 }

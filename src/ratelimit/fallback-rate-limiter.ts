@@ -18,6 +18,8 @@ export interface FallbackRateLimiterOptions {
   checkIntervalMs?: number;
   /** Whether to start on the fallback (the primary did not answer at start). */
   startDegraded?: boolean;
+  /** Called when the node returns to the primary (record caches validated by it start afresh). */
+  onRecover?: () => void;
 }
 
 /**
@@ -43,6 +45,7 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
   function recover(): void {
     if (!degraded) return;
     degraded = false;
+    options.onRecover?.();
     log.warn({}, "rate limiter: Redis is back, limits are shared by all nodes again");
   }
 
@@ -80,6 +83,24 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
         }
       }
       return fallback.consume(bucket, quota, windowMs);
+    },
+
+    async consumeChecked(bucket, quota, windowMs, check) {
+      if (!degraded) {
+        try {
+          return await primary.consumeChecked(bucket, quota, windowMs, check);
+        } catch (error) {
+          degrade(error);
+        }
+      }
+      // This node's memory cannot tell whether a cached record is current: the caller must read it
+      // again (and count nothing here) before it is decided on.
+      if (check.expected !== undefined) return { type: "stale", records: undefined };
+      return {
+        type: "decided",
+        decision: await fallback.consume(bucket, quota, windowMs),
+        records: undefined,
+      };
     },
 
     async close() {

@@ -1,4 +1,7 @@
 import { defaultQuota, type RateLimitGroup } from "../domain/rate-limit-groups.js";
+import { recordVersionKeys } from "../cache/redis-record-versions.js";
+import type { RecordVersions } from "../cache/record-versions.js";
+import type { SlidingLogDecision } from "../domain/sliding-log.js";
 import type { OrganizationLimits } from "../store/key-store.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
@@ -8,6 +11,12 @@ export type ManagementDecision = {
   /** Requests admitted per window for this organization and group. */
   quota: number;
   windowSeconds: number;
+  /**
+   * The organization's record version the limiter saw with this decision, when no write was in
+   * progress (PostgreSQL + Redis with the record cache): reads later in this request may be served
+   * from records cached at exactly this version.
+   */
+  recordVersion?: number;
 } & (
   { type: "allow"; remaining: number; resetSeconds: number } | { type: "deny"; retryAfterSeconds: number }
 );
@@ -16,6 +25,15 @@ export type ManagementDecision = {
 export interface ManagementRateLimit {
   /** Admits or denies one request; admitted requests hold a slot for the window. */
   consume(orgId: string, group: RateLimitGroup): Promise<ManagementDecision>;
+  /**
+   * `consume` for a caller whose key came from the record cache, read at `expectedVersion`: "stale"
+   * (nothing counted) unless that version is still current.
+   */
+  consumeExpecting(
+    orgId: string,
+    group: RateLimitGroup,
+    expectedVersion: number,
+  ): Promise<ManagementDecision | { type: "stale" }>;
 }
 
 export interface ManagementRateLimitOptions {
@@ -27,6 +45,8 @@ export interface ManagementRateLimitOptions {
   overridesTtlMs?: number;
   /** Namespace of limiter buckets, so two deployments can share one Redis. */
   namespace?: string;
+  /** Where the record versions the limiter reports are kept (PostgreSQL + Redis record cache). */
+  versions?: RecordVersions;
   now?: () => number;
 }
 
@@ -49,20 +69,48 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     return limits;
   }
 
+  function managementDecision(
+    decision: SlidingLogDecision,
+    group: RateLimitGroup,
+    quota: number,
+    recordVersion: number | undefined,
+  ): ManagementDecision {
+    const base = { group, quota, windowSeconds, ...(recordVersion === undefined ? {} : { recordVersion }) };
+    return decision.type === "allow"
+      ? {
+          ...base,
+          type: "allow",
+          remaining: decision.remaining,
+          resetSeconds: Math.max(0, Math.ceil(decision.resetMs / 1000)),
+        }
+      : { ...base, type: "deny", retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+  }
+
+  async function consume(
+    orgId: string,
+    group: RateLimitGroup,
+    expected: number | undefined,
+  ): Promise<ManagementDecision | { type: "stale" }> {
+    const limits = await limitsOf(orgId);
+    const quota = limits.quotas[group] ?? defaultQuota(group);
+    const bucket = `${namespace}:${orgId}:${group}`;
+    const { versions } = options;
+    if (!versions || !limiter.consumeChecked) {
+      return managementDecision(await limiter.consume(bucket, quota, windowMs), group, quota, undefined);
+    }
+    const check = { ...recordVersionKeys(namespace, orgId), expected };
+    const answer = await limiter.consumeChecked(bucket, quota, windowMs, check);
+    const { records } = answer;
+    // Stale answers too: the caller's next read of the key can then be cached at the current version.
+    if (records) versions.observe(orgId, records.version, records.writing);
+    if (answer.type === "stale") return { type: "stale" };
+    const seen = records && !records.writing ? records.version : undefined;
+    return managementDecision(answer.decision, group, quota, seen);
+  }
+
   return {
-    async consume(orgId, group) {
-      const limits = await limitsOf(orgId);
-      const quota = limits.quotas[group] ?? defaultQuota(group);
-      const decision = await limiter.consume(`${namespace}:${orgId}:${group}`, quota, windowMs);
-      const base = { group, quota, windowSeconds };
-      return decision.type === "allow"
-        ? {
-            ...base,
-            type: "allow",
-            remaining: decision.remaining,
-            resetSeconds: Math.max(0, Math.ceil(decision.resetMs / 1000)),
-          }
-        : { ...base, type: "deny", retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
-    },
+    // Without an expected version the limiter never answers "stale".
+    consume: (orgId, group) => consume(orgId, group, undefined) as Promise<ManagementDecision>,
+    consumeExpecting: consume,
   };
 }

@@ -1,13 +1,24 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { decideSlidingLog } from "../domain/sliding-log.js";
+import { decideSlidingLog, type SlidingLogDecision } from "../domain/sliding-log.js";
 import type { RateLimiter } from "./rate-limiter.js";
-import { evalSlidingLog } from "./redis-sliding-log.js";
+import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
 
 /** A limiter whose backend can be checked without counting a request. */
 export interface CheckableRateLimiter extends RateLimiter {
   /** Resolves when the backend answers; rejects (quickly) when it does not. */
   ping(): Promise<void>;
+  /** Always present on a shared limiter (RateLimiter.consumeChecked). */
+  consumeChecked: NonNullable<RateLimiter["consumeChecked"]>;
+}
+
+/** The script's admission must be the domain's: both implement one rule (domain/sliding-log.ts). */
+function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): SlidingLogDecision {
+  const decision = decideSlidingLog(reply.held, reply.now, quota, windowMs);
+  if ((decision.type === "allow") !== reply.admitted) {
+    throw new Error("Redis sliding log and domain/sliding-log.ts disagree; the script is out of date.");
+  }
+  return decision;
 }
 
 /**
@@ -22,6 +33,10 @@ export function createRedisRateLimiter(redis: Redis): CheckableRateLimiter {
   redis.on("error", (error: Error) => {
     lastConnectionError = error;
   });
+  const member = () => {
+    sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
+    return `${instance}:${sequence}`;
+  };
 
   return {
     get healthy() {
@@ -29,13 +44,14 @@ export function createRedisRateLimiter(redis: Redis): CheckableRateLimiter {
     },
 
     async consume(bucket, quota, windowMs) {
-      sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
-      const reply = await evalSlidingLog(redis, bucket, quota, windowMs, `${instance}:${sequence}`);
-      const decision = decideSlidingLog(reply.held, reply.now, quota, windowMs);
-      if ((decision.type === "allow") !== reply.admitted) {
-        throw new Error("Redis sliding log and domain/sliding-log.ts disagree; the script is out of date.");
-      }
-      return decision;
+      const reply = await evalSlidingLog(redis, bucket, quota, windowMs, member());
+      return decisionOf(reply, quota, windowMs);
+    },
+
+    async consumeChecked(bucket, quota, windowMs, check) {
+      const reply = await evalSlidingLog(redis, bucket, quota, windowMs, member(), check);
+      if (reply.stale) return { type: "stale", records: reply.records };
+      return { type: "decided", decision: decisionOf(reply, quota, windowMs), records: reply.records };
     },
 
     async ping() {

@@ -1,23 +1,40 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
+import { CURRENT_VERSION_LUA } from "../cache/redis-record-versions.js";
 import type { HeldSlots } from "../domain/sliding-log.js";
+import type { ObservedRecordVersion, RecordVersionCheck } from "./rate-limiter.js";
 
 /**
  * One decision of the exact sliding log, run atomically inside Redis so that callers on every node
  * share one log per bucket and one clock (Redis `TIME`, never a node's clock).
  *
- * KEYS[1]: the bucket's sorted set (member = one admission, score = its time in ms).
- * ARGV: quota, window in ms, a member unique to this request.
- * Returns { admitted 0|1, slots held before this request, oldest held time or -1, now in ms }.
+ * KEYS[1]: the bucket's sorted set (member = one admission, score = its time in ms); optionally
+ * KEYS[2] and KEYS[3]: the organization's record version and writes in progress
+ * (src/cache/redis-record-versions.ts).
+ * ARGV: quota, window in ms, a member unique to this request, and (with the version keys) the
+ * version the caller's cached record was read at, or "".
+ * Returns { admitted 0|1 (-1: stale), slots held before this request, oldest held time or -1, now in
+ * ms, record version or "", writes in progress }.
  *
  * Only admitted requests are added, so a rejected request takes no slot; the key expires one window
  * after its newest admission, so idle buckets cost nothing. The admission rule (`count >= quota`
- * denies) is the one of domain/sliding-log.ts; it has to be repeated here to be atomic.
+ * denies) is the one of domain/sliding-log.ts; it has to be repeated here to be atomic. A stale
+ * answer (the expected version is not current, or a write is in progress) decides nothing and counts
+ * nothing: the caller reads its records again and asks once more, without an expectation.
  */
-export const SLIDING_LOG_SCRIPT = `
+export const SLIDING_LOG_SCRIPT = `${CURRENT_VERSION_LUA}
 local key = KEYS[1]
 local quota = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local version = ''
+local writing = 0
+if #KEYS == 3 then
+  version = currentVersion(KEYS[2])
+  writing = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if ARGV[4] ~= '' and (ARGV[4] ~= version or writing > 0) then
+    return {-1, 0, -1, 0, version, writing}
+  end
+end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
@@ -27,11 +44,11 @@ if count > 0 then
   oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
 end
 if count >= quota then
-  return {0, count, oldest, now}
+  return {0, count, oldest, now, version, writing}
 end
 redis.call('ZADD', key, now, ARGV[3])
 redis.call('PEXPIRE', key, window)
-return {1, count, oldest, now}
+return {1, count, oldest, now, version, writing}
 `;
 
 const SCRIPT_SHA = createHash("sha1").update(SLIDING_LOG_SCRIPT).digest("hex");
@@ -40,10 +57,14 @@ const SCRIPT_SHA = createHash("sha1").update(SLIDING_LOG_SCRIPT).digest("hex");
 export interface SlidingLogReply {
   /** Whether the request took a slot. */
   admitted: boolean;
+  /** True when the caller's expected record version was not current: nothing was decided. */
+  stale: boolean;
   /** The slots held just before this request. */
   held: HeldSlots;
   /** Redis time of the decision, epoch milliseconds. */
   now: number;
+  /** The organization's record version, when its keys were given. */
+  records: ObservedRecordVersion | undefined;
 }
 
 function isNoScript(error: unknown): boolean {
@@ -51,11 +72,23 @@ function isNoScript(error: unknown): boolean {
 }
 
 function parseReply(reply: unknown): SlidingLogReply {
-  if (!Array.isArray(reply) || reply.length !== 4 || !reply.every((n) => typeof n === "number")) {
+  if (!Array.isArray(reply) || reply.length !== 6) {
     throw new Error(`Unexpected sliding-log reply from Redis: ${JSON.stringify(reply)}`);
   }
-  const [admitted, count, oldest, now] = reply as [number, number, number, number];
-  return { admitted: admitted === 1, held: { count, oldest: oldest < 0 ? undefined : oldest }, now };
+  const [admitted, count, oldest, now, version, writing] = reply as unknown[];
+  if (![admitted, count, oldest, now, writing].every((n) => typeof n === "number")) {
+    throw new Error(`Unexpected sliding-log reply from Redis: ${JSON.stringify(reply)}`);
+  }
+  return {
+    admitted: admitted === 1,
+    stale: admitted === -1,
+    held: { count: count as number, oldest: (oldest as number) < 0 ? undefined : (oldest as number) },
+    now: now as number,
+    records:
+      typeof version === "string" && version !== ""
+        ? { version: Number(version), writing: (writing as number) > 0 }
+        : undefined,
+  };
 }
 
 /**
@@ -68,13 +101,16 @@ export async function evalSlidingLog(
   quota: number,
   windowMs: number,
   member: string,
+  check?: RecordVersionCheck,
 ): Promise<SlidingLogReply> {
+  const keys = check ? [key, check.versionKey, check.writingKey] : [key];
+  const args = check ? [quota, windowMs, member, check.expected ?? ""] : [quota, windowMs, member];
   let reply: unknown;
   try {
-    reply = await redis.evalsha(SCRIPT_SHA, 1, key, quota, windowMs, member);
+    reply = await redis.evalsha(SCRIPT_SHA, keys.length, ...keys, ...args);
   } catch (error) {
     if (!isNoScript(error)) throw error;
-    reply = await redis.eval(SLIDING_LOG_SCRIPT, 1, key, quota, windowMs, member);
+    reply = await redis.eval(SLIDING_LOG_SCRIPT, keys.length, ...keys, ...args);
   }
   return parseReply(reply);
 }

@@ -5,7 +5,8 @@ import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } fro
 import { type RateLimitGroup, rateLimitMessage } from "../domain/rate-limit-groups.js";
 import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
-import { authenticate } from "./authenticate.js";
+import type { CallerCache } from "../store/version-cached-keys.js";
+import { authenticate, parseBasicCredentials } from "./authenticate.js";
 import type { CreditLedger, CreditOutcome } from "./credits.js";
 import type { LastUseRecorder } from "./last-use.js";
 import { missingPermission } from "./operations.js";
@@ -57,7 +58,12 @@ export interface AccessControlDeps {
   credits: CreditLedger;
   /** Notes each successful authentication (keys' `last_used_at`); never waits, never throws. */
   lastUse?: LastUseRecorder;
+  /** The caller's key cached at a record version (PostgreSQL + Redis); absent where there is none. */
+  callers?: CallerCache;
 }
+
+/** The limiter found the cached key's record version outdated: decide again on the database's key. */
+const STALE = Symbol("stale");
 
 /**
  * Checks, in this order, and stops at the first refusal: credentials (401) -> permission (403
@@ -81,10 +87,12 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     }
   }
 
-  async function decideFor(
+  /** `expected`: the record version `caller` was cached at, for the limiter to confirm. */
+  async function decideChecked(
     caller: ApiKeyRecord,
     request: Omit<AccessRequest, "authorization">,
-  ): Promise<AccessDecision> {
+    expected: number | undefined,
+  ): Promise<AccessDecision | typeof STALE> {
     const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
       allowed: false,
       error,
@@ -99,12 +107,19 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     let plan: Plan | undefined;
     if (feature || request.credits) plan = await plans.get(caller.orgId);
     if (feature && plan && !plan[feature]) {
+      // A cached key may have been disabled since: 401 must win over 403, so decide on the stored key.
+      if (expected !== undefined) return STALE;
       return refuse(new LatchkeyError("plan_restricted", planRestrictedMessage(feature)));
     }
 
     let limit: ManagementDecision | null = null;
     if (request.group) {
-      limit = await rateLimit.consume(caller.orgId, request.group);
+      const answer =
+        expected === undefined
+          ? await rateLimit.consume(caller.orgId, request.group)
+          : await rateLimit.consumeExpecting(caller.orgId, request.group, expected);
+      if (answer.type === "stale") return STALE;
+      limit = answer;
       if (limit.type === "deny") {
         const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds);
         const error = new LatchkeyError("rate_limited", message, {
@@ -133,8 +148,40 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     return { allowed: true, error: null, caller, rateLimit: limit, credits: outcome };
   }
 
+  const decideFor = (caller: ApiKeyRecord, request: Omit<AccessRequest, "authorization">) =>
+    decideChecked(caller, request, undefined) as Promise<AccessDecision>;
+
+  /**
+   * The decision on the caller's cached key, when there is one and the request counts against a group:
+   * the limiter confirms the key's record version in the same call that counts the request, so the
+   * key is exact at that moment. Only an admission, or a refusal by the limiter or credits, is decided
+   * this way; a refusal before the limiter (disabled, missing permission, plan) might come from a key
+   * changed since, so those, and a stale version, are decided again on the key read from the database.
+   */
+  async function decideOnCachedCaller(request: AccessRequest): Promise<AccessDecision | undefined> {
+    const credentials = parseBasicCredentials(request.authorization ?? undefined);
+    const entry = credentials && deps.callers?.peek(credentials.apiId);
+    if (!credentials || !entry) return undefined;
+    const { key, version } = entry;
+    // The secret's hash never changes: a mismatch goes the ordinary way (to its 401), entry kept.
+    if (!hasher.matches(credentials.secret, key.secretHash)) return undefined;
+    if (key.enabled && grantAllows(key, request.permission)) {
+      const decision = await decideChecked(key, request, version);
+      if (decision !== STALE) {
+        deps.lastUse?.touch(key);
+        return decision;
+      }
+    }
+    deps.callers?.forget(credentials.apiId);
+    return undefined;
+  }
+
   return {
     async decide(request) {
+      if (request.group && deps.callers) {
+        const decided = await decideOnCachedCaller(request);
+        if (decided) return decided;
+      }
       const caller = await authenticated(request.authorization);
       if (caller instanceof LatchkeyError) {
         return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };

@@ -49,7 +49,8 @@ export interface KeyService {
   /** Creates a key; the secret is returned here and never again. */
   create(caller: Caller, input: KeyConfigurationInput): Promise<{ key: ApiKeyRecord; secret: string }>;
   list(caller: Caller, request: ListKeysRequest): Promise<KeyPage>;
-  get(caller: Caller, id: string): Promise<ApiKeyRecord>;
+  /** `seenVersion`: the organization's record version this request's decision observed (KeyStore.findKey). */
+  get(caller: Caller, id: string, seenVersion?: number): Promise<ApiKeyRecord>;
   /** Replaces the whole configuration; the secret is neither rotated nor returned. */
   update(caller: Caller, id: string, input: KeyConfigurationInput): Promise<ApiKeyRecord>;
   /** Disables the key; repeating it succeeds. Keys are never removed. */
@@ -128,8 +129,8 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       return { keys, nextPageStart: rows.length > request.count && last ? encodeCursor(last) : null };
     },
 
-    async get(caller, id) {
-      const key = await store.findKey(caller.orgId, id);
+    async get(caller, id, seenVersion) {
+      const key = await store.findKey(caller.orgId, id, seenVersion);
       if (!key) throw notFound(id);
       return key;
     },

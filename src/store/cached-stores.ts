@@ -5,7 +5,7 @@ import type { PlanStore, StoredPlan } from "./plan-store.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "./service-token-store.js";
 
 /** Shared between requests, so nobody may change one in place. */
-function frozen<T extends object>(value: T | undefined): T | undefined {
+export function frozen<T extends object>(value: T | undefined): T | undefined {
   if (value === undefined) return value;
   for (const member of Object.values(value)) {
     if (member && typeof member === "object") Object.freeze(member);

@@ -105,8 +105,12 @@ export interface KeyStore {
   ): Promise<InsertKeyResult>;
   /** Finds a key by its Basic-auth username, in any organization. */
   findKeyByApiId(apiId: string): Promise<ApiKeyRecord | undefined>;
-  /** Finds a key by resource id within one organization. */
-  findKey(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Finds a key by resource id within one organization. `seenVersion`: the organization's record
+   * version this request observed after it started, with no write in progress (src/cache/); a cache
+   * may serve a record read at exactly that version. Stores without such a cache ignore it.
+   */
+  findKey(orgId: string, id: string, seenVersion?: number): Promise<ApiKeyRecord | undefined>;
   /** One page of keys, newest first (created_at, then id, descending). */
   listKeys(orgId: string, query: ListKeysQuery): Promise<ApiKeyRecord[]>;
   /**

@@ -41,6 +41,12 @@ describe("fallback limiter (its switching rules, with a stand-in primary)", () =
         if (!up) throw new Error("connection lost");
         return { type: "allow", remaining: 99, resetMs: 1 };
       },
+      async consumeChecked() {
+        primary.calls++;
+        if (!up) throw new Error("connection lost");
+        const decision = { type: "allow", remaining: 99, resetMs: 1 } as const;
+        return { type: "decided", decision, records: { version: 7, writing: false } };
+      },
       async ping() {
         if (!up) throw new Error("connection lost");
       },
@@ -48,6 +54,40 @@ describe("fallback limiter (its switching rules, with a stand-in primary)", () =
     };
     return { primary, setUp: (value: boolean) => (up = value) };
   }
+
+  test("while degraded, a cached record cannot be confirmed: stale, nothing counted; recovery is announced", async () => {
+    const { primary, setUp } = standIn();
+    let recovered = 0;
+    const limiter = createFallbackRateLimiter({
+      primary,
+      fallback: createMemoryRateLimiter(fakeClock()),
+      log: capturingLog(),
+      checkIntervalMs: 10,
+      onRecover: () => recovered++,
+    });
+    onTestFinished(() => limiter.close());
+    const check = { versionKey: "v", writingKey: "w" };
+    expect(await limiter.consumeChecked?.("b", 1, 60_000, { ...check, expected: 7 })).toMatchObject({
+      type: "decided",
+      records: { version: 7 },
+    });
+    setUp(false);
+    expect(await limiter.consumeChecked?.("b", 1, 60_000, { ...check, expected: 7 })).toEqual({
+      type: "stale",
+      records: undefined,
+    });
+    // The fallback's single slot is still free: the stale answer took none.
+    const decided = await limiter.consumeChecked?.("b", 1, 60_000, { ...check, expected: undefined });
+    expect(decided).toEqual({
+      type: "decided",
+      decision: expect.objectContaining({ type: "allow" }),
+      records: undefined,
+    });
+    expect(recovered).toBe(0);
+    setUp(true);
+    await vi.waitFor(() => expect(limiter.healthy).toBe(true), { timeout: 2000 });
+    expect(recovered).toBe(1);
+  });
 
   test("falls back on a failure, logs it once, and returns when the primary answers again", async () => {
     const { primary, setUp } = standIn();

@@ -108,7 +108,10 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         },
       },
     },
-    async (request) => toKeyResponse(await keys.get(callerOf(request), request.params.id)),
+    async (request) =>
+      toKeyResponse(
+        await keys.get(callerOf(request), request.params.id, request.rateLimitDecision?.recordVersion),
+      ),
   );
 
   routes.post(
@@ -133,6 +136,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
             "payload_too_large",
             "unsupported_media_type",
             "rate_limited",
+            "service_unavailable",
           ),
         },
       },
@@ -159,6 +163,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
             "insufficient_authority",
             "not_found",
             "rate_limited",
+            "service_unavailable",
           ),
         },
       },

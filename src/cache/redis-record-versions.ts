@@ -1,0 +1,75 @@
+/**
+ * The Redis side of record versions: one version and one count of writes in progress per
+ * organization. Every write of a key record moves the version on twice (before its transaction and
+ * after its commit); the rate-limit script reads both atomically with its decision
+ * (src/ratelimit/redis-sliding-log.ts), which is how a node knows whether its cached records are
+ * still exact without asking the database.
+ */
+
+/** The two Redis keys of an organization's record version. */
+export interface RecordVersionKeys {
+  /** The version: moves on (never back) with every write of the organization's key records. */
+  versionKey: string;
+  /** Writes in progress; absent when none. */
+  writingKey: string;
+}
+
+/** Same prefix as the limiter's buckets (LATCHKEY_REDIS_PREFIX), so deployments sharing Redis stay apart. */
+export function recordVersionKeys(prefix: string, orgId: string): RecordVersionKeys {
+  return {
+    versionKey: `${prefix}:records:${orgId}:version`,
+    writingKey: `${prefix}:records:${orgId}:writing`,
+  };
+}
+
+/** A version not moved for this long is forgotten; it restarts from Redis' clock, so it never repeats. */
+const VERSION_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Lua: the current version of KEYS[vk] as a decimal string, started from Redis `TIME` in microseconds
+ * when missing. Versions are kept as strings: Lua would print a number this large in exponent form.
+ */
+export const CURRENT_VERSION_LUA = `
+local function currentVersion(key)
+  local version = redis.call('GET', key)
+  if version then return version end
+  local time = redis.call('TIME')
+  version = time[1] .. string.format('%06d', tonumber(time[2]))
+  redis.call('SET', key, version, 'PX', ${VERSION_TTL_MS})
+  return version
+end
+`;
+
+/**
+ * Lua: moves the version on to the larger of (version + 1) and Redis' clock in microseconds, so that
+ * after Redis loses its data, or is restored from an older snapshot, no version is ever handed out
+ * twice (a node holding records read at a version would otherwise take a later write for none).
+ */
+const BUMP_VERSION_LUA = `
+local function bumpVersion(key)
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  local current = tonumber(redis.call('GET', key) or '0')
+  local version = string.format('%.0f', math.max(current + 1, now))
+  redis.call('SET', key, version, 'PX', ${VERSION_TTL_MS})
+  return version
+end
+`;
+
+/**
+ * Before a write's transaction: KEYS[1] version, KEYS[2] writing; ARGV[1] how long the mark may
+ * outlive a writer that dies before `END_WRITE_SCRIPT` (longer than any transaction).
+ */
+export const BEGIN_WRITE_SCRIPT = `${BUMP_VERSION_LUA}
+bumpVersion(KEYS[1])
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return 1
+`;
+
+/** After the write's transaction, committed or not: same KEYS. */
+export const END_WRITE_SCRIPT = `${BUMP_VERSION_LUA}
+bumpVersion(KEYS[1])
+if redis.call('DECR', KEYS[2]) <= 0 then redis.call('DEL', KEYS[2]) end
+return 1
+`;
