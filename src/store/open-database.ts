@@ -34,13 +34,6 @@ function openSqlite(path: string): {
   database.pragma("busy_timeout = 5000");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
-  // Statement journals (the undo of one statement inside a transaction: every upsert of a credit
-  // consumption) in memory. By default SQLite buffers each in a 64 KiB chunk that may spill to a temp
-  // file, and allocating then freeing that chunk made glibc grow and trim the heap twice per
-  // transaction: 20 to 30 µs of system time per credit consumption (bench/README.md). Durability is
-  // unchanged (the WAL, not these journals, is what survives a crash); temporary tables and sort
-  // indexes, small for latchkey's bounded queries, also stay in memory.
-  database.pragma("temp_store = MEMORY");
   const freshness = createSqliteFreshness(database);
   const cached = withStatementCache(database, 256, freshness.noteWrite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
