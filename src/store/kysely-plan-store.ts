@@ -4,6 +4,7 @@ import { consumeCreditsPostgres, consumeCreditsSqlite } from "./consume-credits.
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import type { CreditConsumption, CreditResult, PlanChanges, PlanStore, StoredPlan } from "./plan-store.js";
 import type { Database, OrganizationsTable } from "./schema.js";
+import { batchedCredits } from "./credit-batches.js";
 import { createSqliteCreditConsumer } from "./sqlite-credits.js";
 
 function flag(value: number | null): boolean | null {
@@ -59,17 +60,18 @@ async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Prom
  * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL, except that on PostgreSQL
  * (`postgres: true`) a plan change locks the organization row (`FOR UPDATE`; SQLite has one writer) and
  * a consumption is one statement. Given the better-sqlite3 connection under `db` (`sqlite`), credits are
- * consumed on it directly, synchronously (sqlite-credits.ts).
+ * consumed on it directly, synchronously, those of one event-loop turn in one transaction
+ * (sqlite-credits.ts, credit-batches.ts).
  */
 export function createKyselyPlanStore(
   db: Kysely<Database>,
   { postgres = false, sqlite }: { postgres?: boolean; sqlite?: SqliteConnection | undefined } = {},
 ): PlanStore {
-  const consumeNow = sqlite ? createSqliteCreditConsumer(sqlite) : undefined;
+  const consumeSoon = sqlite ? batchedCredits(createSqliteCreditConsumer(sqlite)) : undefined;
 
   async function consumeCredits(c: CreditConsumption): Promise<CreditResult> {
     if (postgres) return consumeCreditsPostgres(db, c);
-    return consumeNow?.(c) ?? consumeCreditsSqlite(db, c);
+    return (await consumeSoon?.(c)) ?? consumeCreditsSqlite(db, c);
   }
 
   return {

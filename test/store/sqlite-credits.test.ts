@@ -61,3 +61,31 @@ test("refused at the allowance and past it on its own: nothing written, the peri
   expect(await plans.consumeCredits({ ...CONSUMPTION, credits: 11 })).toEqual({ consumed: false, used: 10 });
   expect(await plans.usageHours("org_tx", 0)).toEqual([{ hourStart: HOUR, images: 10 }]);
 });
+
+test("consumptions asked at once: one that fails is refused alone, the others are consumed and recorded", async () => {
+  const connection = new SQLite(":memory:");
+  connection.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  opened = db;
+  await migrateToLatest(db as Kysely<unknown>);
+  await db
+    .insertInto("organizations")
+    .values({ id: "org_tx", name: "tx", created_at: 1, key_count: 0 })
+    .execute();
+  const plans = createKyselyPlanStore(db, { sqlite: connection });
+
+  // The middle one names no organization: its foreign key fails, inside the batch's transaction.
+  const results = await Promise.allSettled([
+    plans.consumeCredits(CONSUMPTION),
+    plans.consumeCredits({ ...CONSUMPTION, orgId: "org_missing" }),
+    plans.consumeCredits({ ...CONSUMPTION, credits: 2 }),
+  ]);
+  expect(results[0]).toEqual({ status: "fulfilled", value: { consumed: true, used: 1 } });
+  expect(results[1]).toMatchObject({ status: "rejected", reason: { code: "SQLITE_CONSTRAINT_FOREIGNKEY" } });
+  expect(results[2]).toEqual({ status: "fulfilled", value: { consumed: true, used: 3 } });
+  expect(await plans.creditPeriods("org_tx", 12)).toEqual([
+    { start: CONSUMPTION.periodStart, end: CONSUMPTION.periodEnd, used: 3 },
+  ]);
+  expect(await plans.usageHours("org_tx", 0)).toEqual([{ hourStart: HOUR, images: 3 }]);
+  expect(await plans.creditPeriods("org_missing", 12)).toEqual([]);
+});
