@@ -1,6 +1,6 @@
 // CPU cost per call of the steps of POST /v1/authorize, in-process and without HTTP, to explain the HTTP
 // figures of platform.mjs: the service-token check, the access decision without and with one credit,
-// and the plan read. SQLite in WAL mode over a temporary file, as in production. Bounded: BATCHES
+// the plan read, and the credit transaction alone (the plan store's consumeCredits). SQLite in WAL mode over a temporary file, as in production. Bounded: BATCHES
 // batches of at most BATCH_LIMIT calls or BATCH_MS each; the median batch is reported.
 //   node bench/platform-micro.mjs [--dist <dir>]     (run `npm run build` first)
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +13,7 @@ import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
 const BATCHES = 5;
 const BATCH_LIMIT = 20_000;
 const BATCH_MS = 500;
+const AT_ONCE = 6;
 
 const { values } = parseArgs({ options: { dist: { type: "string" } } });
 const dist = resolve(values.dist ?? new URL("../dist", import.meta.url).pathname);
@@ -20,6 +21,7 @@ const load = (module) => import(pathToFileURL(join(dist, module)).href);
 const { createServices } = await load("app.js");
 const { loadConfig } = await load("config.js");
 const { createOrganizationWithOwner } = await load("services/organizations.js");
+const { openStores } = await load("store/open-database.js");
 
 const directory = mkdtempSync(join(tmpdir(), "latchkey-platform-micro-"));
 const services = await createServices(
@@ -34,6 +36,17 @@ await services.plans.change(organization.id, { imageCredits: 1_000_000_000 });
 const { key, secret } = await services.keys.create(owner, { name: "caller", permissions: ["images:create"] });
 const authorization = `Basic ${Buffer.from(`${key.apiId}:${secret}`).toString("base64")}`;
 const { token } = await services.serviceTokens.create("micro");
+// The plan store on its own (a second connection to the same file, as the CLI would open).
+const stores = await openStores(`sqlite:${join(directory, "latchkey.db")}`);
+const period = { periodStart: 0, periodEnd: 8_640_000_000_000 };
+const consumption = {
+  orgId: organization.id,
+  ...period,
+  credits: 1,
+  allowance: 1e9,
+  overages: false,
+  hourStart: 0,
+};
 
 const cases = {
   "serviceTokens.verify (SQLite read by hash, SHA-256)": () => services.serviceTokens.verify(token),
@@ -42,16 +55,22 @@ const cases = {
   "plans.get (SQLite read of the organization's plan)": () => services.plans.get(organization.id),
   "access.decide, images:create, 1 credit (+ plan read + credit transaction)": () =>
     services.access.decide({ authorization, permission: "images:create", credits: 1 }),
+  "plans store consumeCredits (the credit transaction alone)": () => stores.plans.consumeCredits(consumption),
+  [`the same, ${AT_ONCE} at once (one batch), per consumption`]: () =>
+    Promise.all(Array.from({ length: AT_ONCE }, () => stores.plans.consumeCredits(consumption))),
 };
+// Cases that make AT_ONCE calls per run: their figure is per call.
+const perCall = (name) => (name.includes(" at once ") ? AT_ONCE : 1);
 
 const timeCase = (run) => cpuMicrosPerCall(run, { batches: BATCHES, limit: BATCH_LIMIT, ms: BATCH_MS });
 
 try {
   process.stdout.write(`| operation | CPU µs per call (median of ${BATCHES} batches) |\n| --- | ---: |\n`);
   for (const [name, run] of Object.entries(cases)) {
-    process.stdout.write(`| ${name} | ${(await timeCase(run)).toFixed(1)} |\n`);
+    process.stdout.write(`| ${name} | ${((await timeCase(run)) / perCall(name)).toFixed(1)} |\n`);
   }
 } finally {
+  await stores.close();
   await services.limiter.close();
   await services.store.close();
   rmSync(directory, { recursive: true, force: true });

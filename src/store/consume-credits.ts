@@ -66,7 +66,11 @@ export async function consumeCreditsPostgres(
   return { consumed: row?.consumed === 1, used: Number(row?.used ?? 0) };
 }
 
-/** SQLite (no data-modifying CTEs): the same two statements in one transaction of its single writer. */
+/**
+ * SQLite (no data-modifying CTEs): the same two statements in one transaction of its single writer.
+ * The server's stores consume through sqlite-credits.ts instead (prepared once, synchronous) and come
+ * here only while another Kysely transaction is open on the connection.
+ */
 export async function consumeCreditsSqlite(
   db: Kysely<Database>,
   c: CreditConsumption,

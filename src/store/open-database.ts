@@ -22,7 +22,11 @@ import { withStatementCache } from "./sqlite-statement-cache.js";
 
 const INT8_OID = 20;
 
-function openSqlite(path: string): { db: Kysely<Database>; freshness: Freshness } {
+function openSqlite(path: string): {
+  db: Kysely<Database>;
+  freshness: Freshness;
+  connection: SQLite.Database;
+} {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
   database.pragma("journal_mode = WAL");
@@ -32,7 +36,8 @@ function openSqlite(path: string): { db: Kysely<Database>; freshness: Freshness 
   database.pragma("foreign_keys = ON");
   const freshness = createSqliteFreshness(database);
   const cached = withStatementCache(database, 256, freshness.noteWrite);
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) }), freshness };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  return { db, freshness, connection: database };
 }
 
 function openPostgres(url: string): { db: Kysely<Database>; pool: pg.Pool } {
@@ -93,8 +98,8 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
   }
   const postgres = isPostgres ? openPostgres(databaseUrl) : undefined;
-  const { db, freshness } = postgres
-    ? { db: postgres.db, freshness: undefined }
+  const { db, freshness, connection } = postgres
+    ? { db: postgres.db, freshness: undefined, connection: undefined }
     : openSqlite(databaseUrl.slice("sqlite:".length));
   try {
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
@@ -104,7 +109,7 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
   }
   const stores = {
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres }),
-    plans: createKyselyPlanStore(db, { postgres: isPostgres }),
+    plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),
