@@ -215,10 +215,10 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   const services = await createServices(config, clock, app.log);
   const freshness = services.freshness;
   if (freshness) {
-    // First of all hooks: the caches ask the database again, once, for every new request.
+    // First of all hooks: the caches ask the database again after every new request started, once
+    // for all the requests that arrived in the same turn of the event loop (sqlite-freshness.ts).
     app.addHook("onRequest", (_request, _reply, done) => {
-      freshness.beginRequest();
-      done();
+      freshness.beginRequest(done);
     });
   }
   app.setValidatorCompiler(validatorCompiler);

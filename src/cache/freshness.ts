@@ -6,6 +6,9 @@
 export interface Freshness {
   /** The current generation; a change since a record was read means it must be read again. */
   generation(): number;
-  /** Called at the start of every request: the next `generation()` asks the database again. */
-  beginRequest(): void;
+  /**
+   * Called at the start of every request: `resume` is called once the database has been asked, after
+   * the request started (possibly together with other requests that started meanwhile).
+   */
+  beginRequest(resume: () => void): void;
 }

@@ -118,7 +118,7 @@ test("a key's last use keeps every cached record and is served at once", async (
   expect(own.statusCode).toBe(200);
   await testApp.services.lastUse.flush();
   // ...which is not a change of what the caches hold: nothing has to be read again,
-  freshness.beginRequest();
+  await new Promise<void>((resume) => freshness.beginRequest(resume));
   expect(freshness.generation()).toBe(generation);
   // and the cached copies carry the new time.
   const lastUsed = (await ownersRead()).json().last_used_at;
