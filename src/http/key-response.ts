@@ -2,9 +2,17 @@ import { effectivePermissions } from "../domain/permissions.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
 import type { KeyRecord } from "./schemas.js";
 
+/**
+ * The responses of cached records, which are frozen and so never change: a key read back on every
+ * request is converted (three dates, its permissions) once, not once per request.
+ */
+const responsesOfFrozen = new WeakMap<ApiKeyRecord, KeyRecord>();
+
 /** The public record of a key: never its secret or hash, permissions as currently granted. */
 export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
-  return {
+  const known = responsesOfFrozen.get(key);
+  if (known) return known;
+  const response: KeyRecord = {
     id: key.id,
     api_id: key.apiId,
     name: key.name,
@@ -16,4 +24,6 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
     updated_at: new Date(key.updatedAt).toISOString(),
     last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
   };
+  if (Object.isFrozen(key)) responsesOfFrozen.set(key, Object.freeze(response));
+  return response;
 }

@@ -75,15 +75,26 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     quota: number,
     recordVersion: number | undefined,
   ): ManagementDecision {
-    const base = { group, quota, windowSeconds, ...(recordVersion === undefined ? {} : { recordVersion }) };
-    return decision.type === "allow"
-      ? {
-          ...base,
-          type: "allow",
-          remaining: decision.remaining,
-          resetSeconds: Math.max(0, Math.ceil(decision.resetMs / 1000)),
-        }
-      : { ...base, type: "deny", retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+    // Built field by field, not spread: this runs on every management request, and spreads cost.
+    const answer: ManagementDecision =
+      decision.type === "allow"
+        ? {
+            group,
+            quota,
+            windowSeconds,
+            type: "allow",
+            remaining: decision.remaining,
+            resetSeconds: Math.max(0, Math.ceil(decision.resetMs / 1000)),
+          }
+        : {
+            group,
+            quota,
+            windowSeconds,
+            type: "deny",
+            retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
+          };
+    if (recordVersion !== undefined) answer.recordVersion = recordVersion;
+    return answer;
   }
 
   async function consume(
