@@ -17,10 +17,6 @@ export function openRedis(url: string): Redis {
     connectTimeout: 500,
     // 50, 100, 200 ... ms, then once a second while Redis stays away.
     retryStrategy: (attempt) => Math.min(25 * 2 ** attempt, 1000),
-    // The commands of one event-loop turn (a burst of requests' rate-limit scripts) go out in one
-    // socket write: one write per command was a fifth of a PostgreSQL + Redis node's CPU
-    // (bench/README.md). Each is still its own command with its own reply.
-    enableAutoPipelining: true,
   });
   // Connection errors surface through failed commands and the limiter's health checks; without a
   // listener ioredis would print every failed reconnect attempt to the console.
