@@ -19,6 +19,11 @@ const RECORD_USAGE = `insert into usage_hours (org_id, hour_start, images)
 
 const USED = "select used from credit_periods where org_id = ? and period_start = ?";
 
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
 /** Each consumption's answer, or the error that refused it alone (its savepoint was rolled back). */
 export type BatchOutcome = CreditResult | Error;
 
@@ -26,8 +31,8 @@ export type BatchOutcome = CreditResult | Error;
  * Credits on SQLite without Kysely: the statements are prepared once and a batch of consumptions runs
  * synchronously on the better-sqlite3 connection as ONE `BEGIN IMMEDIATE` transaction (which waits for
  * another process's write lock under the busy timeout instead of failing). Each consumption is the same
- * conditional upsert in order, so the batch is exactly as exact as one transaction each; each runs in
- * its own savepoint, so one that fails is rolled back alone. One commit for the batch is the saving:
+ * conditional upsert in order, so the batch is exactly as exact as one transaction each; when one
+ * fails, the batch is rolled back and run again with each in its own savepoint, so it is refused alone. One commit for the batch is the saving:
  * a commit is most of a consumption's cost (its WAL frames and file locks, about 10 system calls).
  * Through Kysely one consumption cost about 45 µs of CPU (bench/README.md).
  *
@@ -57,10 +62,16 @@ export function createSqliteCreditConsumer(
     return { consumed: true, used: Number(used) };
   }
 
-  // Called inside the batch's transaction, better-sqlite3 runs it in a savepoint.
-  const inSavepoint = database.transaction(consumeOne);
   const single = database.transaction(consumeOne);
-  const many = database.transaction((batch: readonly CreditConsumption[]): BatchOutcome[] =>
+  // The usual batch: every consumption succeeds (a refusal is an answer, not an error), so none needs
+  // a savepoint of its own; if one throws, the whole transaction rolls back and nothing was consumed.
+  const allOrNothing = database.transaction((batch: readonly CreditConsumption[]): BatchOutcome[] =>
+    batch.map(consumeOne),
+  );
+  // Then the batch runs again with each consumption in its own savepoint (better-sqlite3 nests a
+  // transaction function as one), so only the failing one is refused.
+  const inSavepoint = database.transaction(consumeOne);
+  const eachAlone = database.transaction((batch: readonly CreditConsumption[]): BatchOutcome[] =>
     batch.map((c) => {
       try {
         return inSavepoint(c);
@@ -73,6 +84,12 @@ export function createSqliteCreditConsumer(
   return (batch) => {
     if (database.inTransaction) return undefined;
     if (batch.length === 1) return [single.immediate(batch[0] as CreditConsumption)];
-    return many.immediate(batch);
+    try {
+      return allOrNothing.immediate(batch);
+    } catch (error) {
+      // Busy past the timeout: trying again would only wait as long once more.
+      if (isBusy(error)) throw error;
+      return eachAlone.immediate(batch);
+    }
   };
 }
