@@ -45,7 +45,10 @@ import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
 import { withRecordVersions } from "./store/record-version-stores.js";
 
-/** Everything the adapters (HTTP, CLI, later MCP) share, built once from configuration. */
+/**
+ * Everything the adapters (REST, authorize, forward-auth, MCP, the CLI) share, built once from
+ * configuration.
+ */
 export interface Services {
   store: KeyStore;
   limiter: RateLimiter;
