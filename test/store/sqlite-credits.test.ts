@@ -20,9 +20,13 @@ const CONSUMPTION: CreditConsumption = {
 let opened: Kysely<Database> | undefined;
 afterEach(() => opened?.destroy());
 
-/** The plan store as open-database.ts builds it on SQLite: Kysely and the synchronous credit path on one connection. */
-async function openPlanStore() {
+/**
+ * The plan store as open-database.ts builds it on SQLite: Kysely and the synchronous credit path on one
+ * connection. `foreignKeys` turns SQLite's foreign-key checks on, to make a consumption fail.
+ */
+async function openPlanStore({ foreignKeys = false } = {}) {
   const connection = new SQLite(":memory:");
+  if (foreignKeys) connection.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   opened = db;
   await migrateToLatest(db as Kysely<unknown>);
@@ -63,16 +67,7 @@ test("refused at the allowance and past it on its own: nothing written, the peri
 });
 
 test("consumptions asked at once: one that fails is refused alone, the others are consumed and recorded", async () => {
-  const connection = new SQLite(":memory:");
-  connection.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  opened = db;
-  await migrateToLatest(db as Kysely<unknown>);
-  await db
-    .insertInto("organizations")
-    .values({ id: "org_tx", name: "tx", created_at: 1, key_count: 0 })
-    .execute();
-  const plans = createKyselyPlanStore(db, { sqlite: connection });
+  const { plans } = await openPlanStore({ foreignKeys: true });
 
   // The middle one names no organization: its foreign key fails, inside the batch's transaction.
   const results = await Promise.allSettled([
