@@ -60,6 +60,8 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
   const cache = new Map<string, { limits: Promise<OrganizationLimits>; loadedAt: number }>();
 
   function limitsOf(orgId: string): Promise<OrganizationLimits> {
+    // No time-based cache at all where the store's own cache is exact (SQLite): nothing to keep.
+    if (ttlMs === 0) return loadLimits(orgId);
     const cached = cache.get(orgId);
     if (cached && now() - cached.loadedAt < ttlMs) return cached.limits;
     if (cache.size > 10_000) cache.clear();
