@@ -4,25 +4,17 @@
 // BATCH_LIMIT iterations or BATCH_MS per batch, for BATCHES batches; the median batch is reported.
 //   node bench/micro.mjs [--dist <dir>]     (run `npm run build` first)
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
+import { distModules, sqliteServices } from "./lib/in-process.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 50_000;
 const BATCH_MS = 1000;
 
-const { values } = parseArgs({ options: { dist: { type: "string" } } });
-const dist = resolve(values.dist ?? new URL("../dist", import.meta.url).pathname);
-const load = (module) => import(pathToFileURL(join(dist, module)).href);
-const { createServices } = await load("app.js");
-const { loadConfig } = await load("config.js");
+const load = distModules();
 const { createOrganizationWithOwner } = await load("services/organizations.js");
 const { authenticate } = await load("services/authenticate.js");
 const { toKeyResponse } = await load("http/key-response.js");
@@ -31,15 +23,8 @@ const { rowToRecord } = await load("store/key-rows.js");
 // fast-json-stringify is what Fastify compiles a response schema with.
 const fastJson = createRequire(import.meta.resolve("fastify"))("fast-json-stringify");
 
-const directory = mkdtempSync(join(tmpdir(), "latchkey-micro-"));
-const file = join(directory, "latchkey.db");
-const services = await createServices(
-  loadConfig({
-    LATCHKEY_DATABASE_URL: `sqlite:${file}`,
-    LATCHKEY_LOG_LEVEL: "warn",
-    LATCHKEY_BOOTSTRAP: "off",
-  }),
-);
+const bench = await sqliteServices(load, "micro");
+const { services, file } = bench;
 const { store, hasher, rateLimit } = services;
 const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
 await store.setQuota(organization.id, "api-key:read", 1e9);
@@ -99,7 +84,5 @@ try {
   await kysely.destroy();
   await kyselyCached.destroy();
   raw.close();
-  await services.limiter.close();
-  await store.close();
-  rmSync(directory, { recursive: true, force: true });
+  await bench.close();
 }

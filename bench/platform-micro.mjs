@@ -3,41 +3,27 @@
 // the plan read, and the credit transaction alone (the plan store's consumeCredits). SQLite in WAL mode over a temporary file, as in production. Bounded: BATCHES
 // batches of at most BATCH_LIMIT calls or BATCH_MS each; the median batch is reported.
 //   node bench/platform-micro.mjs [--dist <dir>]     (run `npm run build` first)
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
+import { distModules, sqliteServices } from "./lib/in-process.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 20_000;
 const BATCH_MS = 500;
 const AT_ONCE = 6;
 
-const { values } = parseArgs({ options: { dist: { type: "string" } } });
-const dist = resolve(values.dist ?? new URL("../dist", import.meta.url).pathname);
-const load = (module) => import(pathToFileURL(join(dist, module)).href);
-const { createServices } = await load("app.js");
-const { loadConfig } = await load("config.js");
+const load = distModules();
 const { createOrganizationWithOwner } = await load("services/organizations.js");
 const { openStores } = await load("store/open-database.js");
 
-const directory = mkdtempSync(join(tmpdir(), "latchkey-platform-micro-"));
-const services = await createServices(
-  loadConfig({
-    LATCHKEY_DATABASE_URL: `sqlite:${join(directory, "latchkey.db")}`,
-    LATCHKEY_LOG_LEVEL: "warn",
-    LATCHKEY_BOOTSTRAP: "off",
-  }),
-);
+const bench = await sqliteServices(load, "platform-micro");
+const { services } = bench;
 const { organization, owner } = await createOrganizationWithOwner(services, "micro");
 await services.plans.change(organization.id, { imageCredits: 1_000_000_000 });
 const { key, secret } = await services.keys.create(owner, { name: "caller", permissions: ["images:create"] });
 const authorization = `Basic ${Buffer.from(`${key.apiId}:${secret}`).toString("base64")}`;
 const { token } = await services.serviceTokens.create("micro");
 // The plan store on its own (a second connection to the same file, as the CLI would open).
-const stores = await openStores(`sqlite:${join(directory, "latchkey.db")}`);
+const stores = await openStores(`sqlite:${bench.file}`);
 const period = { periodStart: 0, periodEnd: 8_640_000_000_000 };
 const consumption = {
   orgId: organization.id,
@@ -71,7 +57,5 @@ try {
   }
 } finally {
   await stores.close();
-  await services.limiter.close();
-  await services.store.close();
-  rmSync(directory, { recursive: true, force: true });
+  await bench.close();
 }
