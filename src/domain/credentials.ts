@@ -99,6 +99,13 @@ export interface SecretHasher {
   hash(secret: string): string;
   /** Compares a presented secret with a stored hash in constant time. */
   matches(secret: string, storedHash: string): boolean;
+  /** Compares two hashes from `hash` in constant time (a secret already hashed for a lookup). */
+  sameHash(presentedHash: string, storedHash: string): boolean;
+}
+
+function equalInConstantTime(presented: Buffer, storedHash: string): boolean {
+  const stored = Buffer.from(storedHash, "hex");
+  return stored.length === presented.length && timingSafeEqual(stored, presented);
 }
 
 export function createSecretHasher(pepper?: string): SecretHasher {
@@ -109,10 +116,8 @@ export function createSecretHasher(pepper?: string): SecretHasher {
         hash("sha256", secret, "buffer");
   return {
     hash: (secret) => digest(secret).toString("hex"),
-    matches(secret, storedHash) {
-      const stored = Buffer.from(storedHash, "hex");
-      const presented = digest(secret);
-      return stored.length === presented.length && timingSafeEqual(stored, presented);
-    },
+    matches: (secret, storedHash) => equalInConstantTime(digest(secret), storedHash),
+    sameHash: (presentedHash, storedHash) =>
+      equalInConstantTime(Buffer.from(presentedHash, "hex"), storedHash),
   };
 }

@@ -78,8 +78,10 @@ export function createServiceTokenService(deps: {
         throw invalidServiceToken();
       // The store answers from the database or an exact cache (src/store/cached-stores.ts), so a
       // revocation is seen on the next request on every node.
-      const record = await store.findServiceTokenByHash(hasher.hash(presented));
-      const matches = hasher.matches(presented, record?.tokenHash ?? DECOY_HASH);
+      // Hashed once: for the lookup, then compared (in constant time) with what was found.
+      const presentedHash = hasher.hash(presented);
+      const record = await store.findServiceTokenByHash(presentedHash);
+      const matches = hasher.sameHash(presentedHash, record?.tokenHash ?? DECOY_HASH);
       if (!record || !matches || record.revokedAt !== null) throw invalidServiceToken();
       return record;
     },

@@ -45,6 +45,15 @@ describe("secret hashing", () => {
     expect(hasher.matches(secret, "")).toBe(false);
   });
 
+  test("a hash computed for a lookup is compared with the stored one without hashing again", () => {
+    const hasher = createSecretHasher();
+    const stored = hasher.hash(newSecret());
+    expect(hasher.sameHash(stored, stored)).toBe(true);
+    expect(hasher.sameHash(hasher.hash(newSecret()), stored)).toBe(false);
+    expect(hasher.sameHash(stored, "")).toBe(false);
+    expect(hasher.sameHash(stored, "0".repeat(64))).toBe(false);
+  });
+
   test("a pepper changes the stored hash, so a database alone cannot verify guesses", () => {
     const secret = newSecret();
     const plain = createSecretHasher().hash(secret);
