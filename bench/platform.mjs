@@ -7,7 +7,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startCaddy } from "./lib/caddy.mjs";
-import { measure, probe } from "./lib/load.mjs";
+import { measureInterleaved } from "./lib/load.mjs";
 import { readOptions } from "./lib/options.mjs";
 import { markdownTable } from "./lib/report.mjs";
 import { startServer } from "./lib/server-process.mjs";
@@ -120,27 +120,8 @@ try {
     const keep = new Set(options.only.flatMap((name) => [name, BASELINE[name]]));
     targets.splice(0, targets.length, ...targets.filter((entry) => keep.has(entry.name)));
   }
-  for (const entry of targets) {
-    entry.probe = await probe(entry.server, entry.target);
-    entry.rounds = [];
-  }
   const load = { connections: options.connections, pipelining: options.pipelining };
-  for (const entry of targets) {
-    log(`warm-up ${entry.name} (${options.warmup} s)`);
-    await measure(entry.server, entry.target, { ...load, seconds: options.warmup });
-  }
-  for (let round = 0; round < options.rounds; round++) {
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const entry of order) {
-      const figures = await measure(entry.server, entry.target, { ...load, seconds: options.duration });
-      entry.rounds.push(figures);
-      log(
-        `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, ` +
-          `p99 ${figures.p99Ms?.toFixed(2)} ms, ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request, ` +
-          `other processes ${figures.otherCpuCores?.toFixed(2)} cores`,
-      );
-    }
-  }
+  await measureInterleaved(targets, { options, load, log });
   for (const handle of [...started].reverse()) await handle.stop();
 
   const byName = Object.fromEntries(targets.map((entry) => [entry.name, entry]));

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { measure, probe } from "./lib/load.mjs";
+import { measureInterleaved } from "./lib/load.mjs";
 import { readOptions } from "./lib/options.mjs";
 import { renderResults, updateReadme } from "./lib/report.mjs";
 import { startServer } from "./lib/server-process.mjs";
@@ -113,30 +113,8 @@ try {
     const description = `\`latchkey\` built from \`${otherDist}\``;
     targets.push({ name, target: server.targets.latchkey, server, description });
   }
-  for (const entry of targets) {
-    entry.probe = await probe(entry.server, entry.target);
-    entry.rounds = [];
-  }
   const load = { connections: options.connections, pipelining: options.pipelining };
-  for (const entry of targets) {
-    log(`warm-up ${entry.name} (${options.warmup} s)`);
-    await measure(entry.server, entry.target, { ...load, seconds: options.warmup });
-  }
-  for (let round = 0; round < options.rounds; round++) {
-    // Alternate the order (A B, B A, ...) so neither target always runs right after the other.
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const entry of order) {
-      const figures = await measure(entry.server, entry.target, { ...load, seconds: options.duration });
-      // A decision answers 200 even when it refuses: check it still allows after the round.
-      if (entry.target.body) await probe(entry.server, entry.target);
-      entry.rounds.push(figures);
-      log(
-        `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, ` +
-          `p99 ${figures.p99Ms?.toFixed(2)} ms, server ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request, ` +
-          `other processes ${figures.otherCpuCores?.toFixed(2)} cores`,
-      );
-    }
-  }
+  await measureInterleaved(targets, { options, load, log });
   for (const server of servers) await server.stop();
 
   const bare = targets.find((entry) => entry.name === "bare");

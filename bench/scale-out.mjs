@@ -12,7 +12,7 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { measure, probe } from "./lib/load.mjs";
+import { measureInterleaved } from "./lib/load.mjs";
 import { startServer } from "./lib/server-process.mjs";
 import { median, perRoundRatios, summarize } from "./lib/stats.mjs";
 import { measureLimiters } from "./scale-out-limiter.mjs";
@@ -102,31 +102,25 @@ try {
       .filter(([name]) => name in DESCRIPTIONS)
       .map(([name, target]) => ({ name, target, server, rounds: [] })),
   );
-  for (const entry of targets) entry.probe = await probe(entry.server, entry.target);
   const load = { connections: options.connections, pipelining: 1 };
-  for (const entry of targets) {
-    log(`warm-up ${entry.name} (${options.warmup} s)`);
-    await measure(entry.server, entry.target, { ...load, seconds: options.warmup });
-  }
-  for (let round = 0; round < options.rounds; round++) {
+  await measureInterleaved(targets, {
+    options,
+    load,
+    log,
     // Rotate the order each round so that no target always follows the same one.
-    const order = targets.map((_, i) => targets[(i + round) % targets.length]);
-    for (const entry of order) {
-      const counting = entry.name === "latchkey-pg-redis";
-      const tripsBefore = counting ? await roundTripsOf(entry.server) : null;
-      const figures = await measure(entry.server, entry.target, { ...load, seconds: options.duration });
-      if (counting) {
-        const tripsAfter = await roundTripsOf(entry.server);
-        // The two counting requests themselves are not latchkey requests: 0 round trips each.
-        figures.postgresPerRequest = (tripsAfter.postgres - tripsBefore.postgres) / figures.requests;
-        figures.redisPerRequest = (tripsAfter.redis - tripsBefore.redis) / figures.requests;
-      }
-      entry.rounds.push(figures);
-      log(
-        `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, p99 ${figures.p99Ms} ms, ${figures.serverCpuUsPerRequest?.toFixed(0)} µs server CPU/request, other processes ${figures.otherCpuCores?.toFixed(2)} cores`,
-      );
-    }
-  }
+    order: (all, round) => all.map((_, i) => all[(i + round) % all.length]),
+    // The PostgreSQL + Redis node counts its round trips; the two counting requests are not
+    // latchkey requests (0 round trips each).
+    async around(entry, run) {
+      if (entry.name !== "latchkey-pg-redis") return run();
+      const before = await roundTripsOf(entry.server);
+      const figures = await run();
+      const after = await roundTripsOf(entry.server);
+      figures.postgresPerRequest = (after.postgres - before.postgres) / figures.requests;
+      figures.redisPerRequest = (after.redis - before.redis) / figures.requests;
+      return figures;
+    },
+  });
   // Figures measured on the fallback would not be Redis': check the node never left Redis.
   const ready = await (await fetch(`http://127.0.0.1:${scaled.port}/readyz`)).json();
   if (ready.rate_limiter !== "ok")

@@ -119,3 +119,37 @@ function machineBusySeconds() {
     return null;
   }
 }
+
+/** Alternates the order each round (A B, B A, ...) so neither target always runs right after the other. */
+export const alternating = (targets, round) => (round % 2 === 0 ? targets : [...targets].reverse());
+
+/**
+ * The shared shape of every HTTP benchmark here: probe each target (`entry.probe`), warm each up, then
+ * measure them in interleaved rounds (`entry.rounds`), logging each measurement. `order(targets, round)`
+ * picks each round's order; `around(entry, run)` may wrap a measurement (to count round trips, say)
+ * and returns its figures. A target with a body (a decision, which answers 200 even when it refuses)
+ * is probed again after each round, so a run that started refusing fails instead of being reported.
+ */
+export async function measureInterleaved(targets, { options, load, log, order = alternating, around }) {
+  for (const entry of targets) {
+    entry.probe = await probe(entry.server, entry.target);
+    entry.rounds = [];
+  }
+  for (const entry of targets) {
+    log(`warm-up ${entry.name} (${options.warmup} s)`);
+    await measure(entry.server, entry.target, { ...load, seconds: options.warmup });
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    for (const entry of order(targets, round)) {
+      const run = () => measure(entry.server, entry.target, { ...load, seconds: options.duration });
+      const figures = around ? await around(entry, run) : await run();
+      if (entry.target.body) await probe(entry.server, entry.target);
+      entry.rounds.push(figures);
+      log(
+        `round ${round + 1}/${options.rounds} ${entry.name}: ${Math.round(figures.requestsPerSecond)} req/s, ` +
+          `p99 ${figures.p99Ms?.toFixed(2)} ms, ${figures.serverCpuUsPerRequest?.toFixed(0)} µs CPU/request (server processes), ` +
+          `other processes ${figures.otherCpuCores?.toFixed(2)} cores`,
+      );
+    }
+  }
+}
