@@ -1,34 +1,11 @@
 import { expect, test } from "vitest";
 import type { AuditEntry, AuditOf } from "../../src/domain/audit.js";
-import { newApiId, newKeyId, randomBase62 } from "../../src/domain/credentials.js";
-import type { ApiKeyRecord, Organization } from "../../src/store/key-store.js";
+import { randomBase62 } from "../../src/domain/credentials.js";
 import type { Stores } from "../../src/store/open-database.js";
+import { newKey, newOrganization, T0 } from "../helpers/store-records.js";
 
 /** Opens fresh, empty, migrated stores that are closed (and dropped) when the test ends. */
 export type OpenStores = () => Promise<Stores>;
-
-const T0 = Date.parse("2026-11-22T10:00:00.000Z");
-
-function newOrganization(): Organization {
-  return { id: `org_${randomBase62(22)}`, name: "acme", createdAt: T0 };
-}
-
-function newKey(orgId: string): ApiKeyRecord {
-  return {
-    id: newKeyId(),
-    orgId,
-    apiId: newApiId(),
-    secretHash: "ab".repeat(32),
-    name: "a key",
-    description: null,
-    enabled: true,
-    permissions: ["api_keys:read"],
-    allFuturePermissions: false,
-    createdAt: T0,
-    updatedAt: T0,
-    lastUsedAt: null,
-  };
-}
 
 let sequence = 0;
 /** An AuditOf that records the names of the records it saw, at increasing times. */

@@ -1,33 +1,9 @@
 import { expect, test } from "vitest";
-import { newApiId, newKeyId, randomBase62 } from "../../src/domain/credentials.js";
-import type { ApiKeyRecord, KeyStore, Organization } from "../../src/store/key-store.js";
+import type { KeyStore } from "../../src/store/key-store.js";
+import { newKey, newOrganization, T0 } from "../helpers/store-records.js";
 
 /** Opens a fresh, empty, migrated store that is closed (and dropped) when the test ends. */
 export type OpenStore = () => Promise<KeyStore>;
-
-const T0 = Date.parse("2026-11-22T10:00:00.000Z");
-
-function newOrganization(name = "acme"): Organization {
-  return { id: `org_${randomBase62(22)}`, name, createdAt: T0 };
-}
-
-function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return {
-    id: newKeyId(),
-    orgId,
-    apiId: newApiId(),
-    secretHash: "ab".repeat(32),
-    name: "a key",
-    description: null,
-    enabled: true,
-    permissions: ["api_keys:read"],
-    allFuturePermissions: false,
-    createdAt: T0,
-    updatedAt: T0,
-    lastUsedAt: null,
-    ...overrides,
-  };
-}
 
 async function storeWithOrganization(open: OpenStore, maxKeys?: number) {
   const store = await open();
