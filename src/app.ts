@@ -112,7 +112,7 @@ export async function createServices(
           now: () => clock.now(),
           log,
           ...(metrics
-            ? { onRead: (record, outcome) => metrics.recordCacheReads.inc({ record, outcome }) }
+            ? { onRead: (record, outcome) => metrics.recordCacheReads.tally({ record, outcome }).inc() }
             : {}),
         })
       : undefined;

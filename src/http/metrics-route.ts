@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { LatchkeyMetrics } from "../metrics/metrics.js";
+import type { CounterTally, HistogramTally } from "../metrics/tallies.js";
 
 /** The route label of a request that matched no route: one value, whatever URL was asked for. */
 const UNMATCHED = "unmatched";
@@ -11,26 +12,28 @@ const UNMATCHED = "unmatched";
  * an organization or a key (docs/metrics.md says how to keep the page private anyway).
  */
 export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): void {
-  // One child per label set, kept: prom-client would otherwise sort and hash the labels on every
-  // request. The set is bounded (methods x route patterns x statuses).
-  const children = new Map<string, { count: () => void; time: (seconds: number) => void }>();
-  const childFor = (method: string, route: string, status: number) => {
+  // One pair of tallies per label set, kept: the request only adds to them (metrics/tallies.ts). The
+  // set is bounded (methods x route patterns x statuses).
+  const series = new Map<string, { requests: CounterTally; duration: HistogramTally }>();
+  const seriesFor = (method: string, route: string, status: number) => {
     const key = `${method} ${route} ${status}`;
-    let child = children.get(key);
-    if (!child) {
+    let found = series.get(key);
+    if (!found) {
       const labels = { method, route, status: String(status) };
-      const counter = metrics.httpRequests.labels(labels);
-      const histogram = metrics.httpDuration.labels(labels);
-      child = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
-      children.set(key, child);
+      found = { requests: metrics.httpRequests.tally(labels), duration: metrics.httpDuration.tally(labels) };
+      series.set(key, found);
     }
-    return child;
+    return found;
   };
 
   app.addHook("onResponse", (request, reply, done) => {
-    const child = childFor(request.method, request.routeOptions.url ?? UNMATCHED, reply.statusCode);
-    child.count();
-    child.time(reply.elapsedTime / 1000);
+    const { requests, duration } = seriesFor(
+      request.method,
+      request.routeOptions.url ?? UNMATCHED,
+      reply.statusCode,
+    );
+    requests.inc();
+    duration.observe(reply.elapsedTime / 1000);
     done();
   });
 

@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { TalliedCounter, TalliedHistogram } from "./tallies.js";
 
 /** What the gauges read at scrape time: the limiter in use and the database connections. */
 export interface MetricSources {
@@ -12,22 +13,26 @@ export interface MetricSources {
   databasePool: (() => { total: number; idle: number; waiting: number }) | undefined;
 }
 
-/** Every latchkey metric, in one registry per app (tests build many apps in one process). */
+/**
+ * Every latchkey metric, in one registry per app (tests build many apps in one process). The ones a
+ * request touches are tallied (tallies.ts): a request adds to plain numbers, prom-client reads them
+ * when scraped.
+ */
 export interface LatchkeyMetrics {
   /** The registry `/metrics` renders. */
   registry: Registry;
   /** HTTP requests by method, route pattern and status. */
-  httpRequests: Counter<"method" | "route" | "status">;
+  httpRequests: TalliedCounter<"method" | "route" | "status">;
   /** HTTP request duration in seconds, by the same labels. */
-  httpDuration: Histogram<"method" | "route" | "status">;
+  httpDuration: TalliedHistogram<"method" | "route" | "status">;
   /** Management rate-limit decisions by operation group and outcome (`allowed`, `limited`). */
-  rateLimitDecisions: Counter<"group" | "outcome">;
+  rateLimitDecisions: TalliedCounter<"group" | "outcome">;
   /** Access decisions by surface (`rest`, `authorize`, `forward_auth`, ...) and outcome. */
-  accessDecisions: Counter<"surface" | "outcome">;
+  accessDecisions: TalliedCounter<"surface" | "outcome">;
   /** Image credits consumed by allowed decisions. */
-  creditsConsumed: Counter;
+  creditsConsumed: TalliedCounter<never>;
   /** Reads of the PostgreSQL + Redis record cache, by record and outcome (`hit`, `miss`, `dropped`). */
-  recordCacheReads: Counter<"record" | "outcome">;
+  recordCacheReads: TalliedCounter<"record" | "outcome">;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -88,37 +93,37 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
 
   return {
     registry,
-    httpRequests: new Counter({
+    httpRequests: new TalliedCounter({
       name: "latchkey_http_requests_total",
       help: "HTTP requests answered, by method, route pattern (never the raw URL) and status.",
       labelNames: ["method", "route", "status"],
       registers,
     }),
-    httpDuration: new Histogram({
+    httpDuration: new TalliedHistogram({
       name: "latchkey_http_request_duration_seconds",
       help: "Time from receiving a request to sending its response, by method, route pattern and status.",
       labelNames: ["method", "route", "status"],
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    rateLimitDecisions: new Counter({
+    rateLimitDecisions: new TalliedCounter({
       name: "latchkey_rate_limit_decisions_total",
       help: "Management rate-limit decisions by operation group and outcome (allowed, limited).",
       labelNames: ["group", "outcome"],
       registers,
     }),
-    accessDecisions: new Counter({
+    accessDecisions: new TalliedCounter({
       name: "latchkey_access_decisions_total",
       help: "Access decisions by surface (rest, authorize, forward_auth) and outcome (allowed or the error code).",
       labelNames: ["surface", "outcome"],
       registers,
     }),
-    creditsConsumed: new Counter({
+    creditsConsumed: new TalliedCounter({
       name: "latchkey_credits_consumed_total",
       help: "Image credits consumed by allowed requests.",
       registers,
     }),
-    recordCacheReads: new Counter({
+    recordCacheReads: new TalliedCounter({
       name: "latchkey_record_cache_reads_total",
       help: "PostgreSQL + Redis record cache reads, by record (caller_key, key_by_id) and outcome (hit, miss, dropped).",
       labelNames: ["record", "outcome"],

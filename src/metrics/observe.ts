@@ -1,6 +1,7 @@
 import type { ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { AccessControl, AccessDecision } from "../services/access-decision.js";
 import type { LatchkeyMetrics } from "./metrics.js";
+import type { CounterTally } from "./tallies.js";
 
 /** Where an access decision was asked for: one label value per adapter. */
 export type AccessSurface = "rest" | "authorize" | "forward_auth" | "mcp";
@@ -15,10 +16,18 @@ export function observeAccess(
   surface: AccessSurface,
 ): AccessControl {
   if (!metrics) return access;
+  const outcomes = new Map<string, CounterTally>();
+  const credits = metrics.creditsConsumed.tally();
   const count = (decision: AccessDecision): AccessDecision => {
-    metrics.accessDecisions.inc({ surface, outcome: decision.allowed ? "allowed" : decision.error.code });
+    const outcome = decision.allowed ? "allowed" : decision.error.code;
+    let tally = outcomes.get(outcome);
+    if (!tally) {
+      tally = metrics.accessDecisions.tally({ surface, outcome });
+      outcomes.set(outcome, tally);
+    }
+    tally.inc();
     const consumed = decision.credits?.consumed ?? 0;
-    if (consumed > 0) metrics.creditsConsumed.inc(consumed);
+    if (consumed > 0) credits.inc(consumed);
     return decision;
   };
   return {
@@ -34,8 +43,18 @@ export function observeRateLimit(
   metrics: LatchkeyMetrics | null,
 ): ManagementRateLimit {
   if (!metrics) return rateLimit;
-  const count = (group: string, outcome: "allowed" | "limited") =>
-    metrics.rateLimitDecisions.inc({ group, outcome });
+  const groups = new Map<string, Record<"allowed" | "limited", CounterTally>>();
+  const count = (group: string, outcome: "allowed" | "limited") => {
+    let tallies = groups.get(group);
+    if (!tallies) {
+      tallies = {
+        allowed: metrics.rateLimitDecisions.tally({ group, outcome: "allowed" }),
+        limited: metrics.rateLimitDecisions.tally({ group, outcome: "limited" }),
+      };
+      groups.set(group, tallies);
+    }
+    tallies[outcome].inc();
+  };
   return {
     async consume(orgId, group) {
       const decision = await rateLimit.consume(orgId, group);
