@@ -125,3 +125,29 @@ test("a key's last use keeps every cached record and is served at once", async (
   expect(lastUsed).not.toBeNull();
   expect(Date.parse(lastUsed)).toBeGreaterThan(Date.now() - 60_000);
 });
+
+test("a cached key's read is served as the route's JSON, the same each time, without its secret", async () => {
+  const { testApp, app, owner } = await ownerApp();
+  const key = await keyWith(testApp, owner, ["api_keys:read"]);
+  const read = () => app.inject({ method: "GET", url: `/v1/api-keys/${key.id}`, headers: owner.headers });
+  const [first, second] = [await read(), await read()];
+  for (const response of [first, second]) {
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(Object.keys(response.json()).sort()).toEqual(
+      [
+        "all_future_permissions",
+        "api_id",
+        "created_at",
+        "description",
+        "enabled",
+        "id",
+        "last_used_at",
+        "name",
+        "permissions",
+        "updated_at",
+      ].sort(),
+    );
+  }
+  expect(second.body).toBe(first.body);
+});

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { parsePermissionFilter } from "../../domain/permissions.js";
 import type { KeyService } from "../../services/key-service.js";
 import { KEY_OPERATIONS } from "../../services/operations.js";
-import { toKeyResponse } from "../key-response.js";
+import { JSON_CONTENT_TYPE, keyBodies, toKeyResponse } from "../key-response.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
@@ -26,6 +26,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   sendNoStore(routes);
+  const readBodies = keyBodies();
 
   routes.post(
     "/v1/api-keys",
@@ -108,10 +109,17 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         },
       },
     },
-    async (request) =>
-      toKeyResponse(
-        await keys.get(callerOf(request), request.params.id, request.rateLimitDecision?.recordVersion),
-      ),
+    async (request, reply) => {
+      const key = await keys.get(
+        callerOf(request),
+        request.params.id,
+        request.rateLimitDecision?.recordVersion,
+      );
+      // The route's response schema serializes it (a string); sent as one, it is not serialized again,
+      // which the schema-typed reply cannot express, hence the plain FastifyReply.
+      const body = readBodies(key, (response) => String(reply.serialize(response)));
+      return (reply as FastifyReply).type(JSON_CONTENT_TYPE).send(body);
+    },
   );
 
   routes.post(
