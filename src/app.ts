@@ -27,7 +27,12 @@ import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import { openRedis } from "./ratelimit/redis-connection.js";
 import { createMetrics, type LatchkeyMetrics } from "./metrics/metrics.js";
-import { type AccessSurface, observeAccess, observeRateLimit } from "./metrics/observe.js";
+import {
+  type AccessSurface,
+  countRecordCacheReads,
+  observeAccess,
+  observeRateLimit,
+} from "./metrics/observe.js";
 import type { LimiterLog } from "./ratelimit/fallback-rate-limiter.js";
 import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit/management-rate-limit.js";
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
@@ -111,9 +116,7 @@ export async function createServices(
           usable: () => limiter?.healthy ?? false,
           now: () => clock.now(),
           log,
-          ...(metrics
-            ? { onRead: (record, outcome) => metrics.recordCacheReads.tally({ record, outcome }).inc() }
-            : {}),
+          ...(metrics ? { onRead: countRecordCacheReads(metrics) } : {}),
         })
       : undefined;
   const store = versioned?.keys ?? stores.keys;

@@ -69,3 +69,17 @@ export function observeRateLimit(
     },
   };
 }
+
+/** Counts the record cache's reads, one tally kept per (record, outcome): this runs on every read. */
+export function countRecordCacheReads(metrics: LatchkeyMetrics): (record: string, outcome: string) => void {
+  const tallies = new Map<string, CounterTally>();
+  return (record, outcome) => {
+    const key = `${record} ${outcome}`;
+    let tally = tallies.get(key);
+    if (!tally) {
+      tally = metrics.recordCacheReads.tally({ record, outcome });
+      tallies.set(key, tally);
+    }
+    tally.inc();
+  };
+}

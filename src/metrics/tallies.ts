@@ -38,10 +38,7 @@ function keyOf<T extends string>(metric: string, labelNames: readonly T[], label
   return labelNames.map((name) => String(labels[name] ?? "")).join("\u0000");
 }
 
-/**
- * A prom-client Counter whose `tally(labels)` returns a per-label-set count that the request adds to;
- * the additions reach the counter (`inc` with the sum) when the registry is scraped.
- */
+/** A label set's count since the last scrape. */
 class CountTally<T extends string> implements CounterTally {
   pending = 0;
   constructor(readonly labels: LabelValues<T>) {}
