@@ -143,6 +143,20 @@ export class TalliedHistogram<T extends string> extends Histogram<T> {
     else this.tally(labels as LabelValues<T>).observe(value ?? Number.NaN);
   }
 
+  // prom-client's own versions of these would keep their series apart from the tallies, where the scrape
+  // never looks: refused rather than silently lost.
+  override labels(): never {
+    throw new Error(`${this.#name}: use tally(labels), which returns the label set's distribution`);
+  }
+
+  override zero(): never {
+    throw new Error(`${this.#name}: a label set's series appears with its first tally(labels)`);
+  }
+
+  override remove(): never {
+    throw new Error(`${this.#name}: label sets of a tallied histogram are kept until reset()`);
+  }
+
   override reset(): void {
     // prom-client's constructor calls reset() before this class's fields exist.
     if (#distributions in this) this.#distributions.clear();

@@ -81,4 +81,16 @@ describe("tallied metrics", () => {
     talliedHistogram.reset();
     expect(await tallied.metrics()).not.toContain("duration_seconds_count");
   });
+
+  it("time a histogram's startTimer() through the tallies, and refuse the calls that would bypass them", async () => {
+    const { tallied, talliedHistogram } = pair();
+    const end = talliedHistogram.startTimer({ route: "/a" });
+    end({ status: "200" });
+    expect(await tallied.metrics()).toContain('duration_seconds_count{route="/a",status="200"} 1\n');
+    // As code that knows it only as a prom-client Histogram would call them.
+    const histogram: Histogram<"route" | "status"> = talliedHistogram;
+    expect(() => histogram.labels({ route: "/a", status: "200" })).toThrow(/tally/);
+    expect(() => histogram.zero({ route: "/a", status: "200" })).toThrow(/tally/);
+    expect(() => histogram.remove({ route: "/a", status: "200" })).toThrow(/reset/);
+  });
 });
