@@ -49,6 +49,7 @@ import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
 import { withRecordVersions } from "./store/record-version-stores.js";
+import { stderrLog } from "./warning-log.js";
 
 /**
  * Everything the adapters (REST, authorize, forward-auth, MCP, the CLI) share, built once from
@@ -81,11 +82,6 @@ export interface Services {
   /** Entries held per record cache. */
   cacheSizes(): Record<string, number>;
 }
-
-const stderrLog: LimiterLog = {
-  warn: (details, message) =>
-    process.stderr.write(`${JSON.stringify({ level: "warn", message, ...details })}\n`),
-};
 
 /**
  * The composition root: the one place that picks backends from configuration. `log` receives the

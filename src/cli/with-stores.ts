@@ -1,11 +1,7 @@
 import type { Redis } from "ioredis";
 import { loadConfig } from "../config.js";
 import type { Stores } from "../store/open-database.js";
-
-const stderrLog = {
-  warn: (details: Record<string, unknown>, message: string) =>
-    process.stderr.write(`${JSON.stringify({ level: "warn", message, ...details })}\n`),
-};
+import { stderrLog } from "../warning-log.js";
 
 /**
  * Opens every store on LATCHKEY_DATABASE_URL for one operator command and closes it afterwards. The

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { createRecordVersions, type RecordVersions } from "../cache/record-versions.js";
 import { LAST_USE_INTERVAL_MS } from "../services/last-use.js";
+import type { WarningLog } from "../warning-log.js";
 import type { KeyStore } from "./key-store.js";
 import {
   type CachedRecord,
@@ -32,7 +33,7 @@ export interface RecordVersionStoreOptions {
   /** Whether the limiter is on Redis now (it alone can confirm a cached record's version). */
   usable: () => boolean;
   now: () => number;
-  log: { warn(details: Record<string, unknown>, message: string): void };
+  log: WarningLog;
   /** Told of every cache read (metrics). */
   onRead?: (record: CachedRecord, outcome: CacheReadOutcome) => void;
 }

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { BEGIN_WRITE_SCRIPT, END_WRITE_SCRIPT, recordVersionKeys } from "../cache/redis-record-versions.js";
 import { LatchkeyError } from "../domain/errors.js";
+import type { WarningLog } from "../warning-log.js";
 import type { KeyStore } from "./key-store.js";
 
 /** How long a write-in-progress mark outlives a writer that died mid-write: longer than any transaction. */
@@ -12,7 +13,7 @@ export interface VersionedWritesOptions {
   /** LATCHKEY_REDIS_PREFIX, the namespace of the record versions. */
   prefix: string;
   /** Where a failed second bump is reported (the write itself has committed by then). */
-  log: { warn(details: Record<string, unknown>, message: string): void };
+  log: WarningLog;
 }
 
 function refused(error: unknown): LatchkeyError {
