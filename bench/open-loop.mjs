@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { LatencyHistogram } from "./lib/load.mjs";
 import { startServer } from "./lib/server-process.mjs";
 
 const { values } = parseArgs({
@@ -23,15 +24,11 @@ const builds = [
 ];
 const server = new URL("./servers/latchkey.mjs", import.meta.url).pathname;
 
-function quantile(sorted, q) {
-  return sorted[Math.floor(q * (sorted.length - 1))];
-}
-
 async function measure(build, rate) {
   const running = await startServer(server, { env: { BENCH_DIST: build.dist } });
   try {
     const target = running.targets.latchkey;
-    const latencies = [];
+    const latencies = new LatencyHistogram();
     let failures = 0;
     const instance = autocannon({
       url: `http://127.0.0.1:${running.port}${target.path}`,
@@ -41,17 +38,16 @@ async function measure(build, rate) {
       duration,
     });
     instance.on("response", (_client, status, _bytes, ms) => {
-      if (status === 200) latencies.push(ms);
+      if (status === 200) latencies.record(ms);
       else failures++;
     });
     await instance;
     if (failures > 0) throw new Error(`${build.name}: ${failures} responses were not 200`);
-    latencies.sort((a, b) => a - b);
     return {
-      n: latencies.length,
-      p50: quantile(latencies, 0.5),
-      p90: quantile(latencies, 0.9),
-      p99: quantile(latencies, 0.99),
+      n: latencies.total,
+      p50: latencies.percentile(50),
+      p90: latencies.percentile(90),
+      p99: latencies.percentile(99),
     };
   } finally {
     await running.stop();

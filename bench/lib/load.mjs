@@ -83,7 +83,7 @@ export async function measure(server, target, { seconds, connections, pipelining
  * Response times in 10 µs buckets up to 1 s (autocannon's own histogram keeps whole milliseconds,
  * too coarse for a sub-millisecond route). Fixed memory whatever the number of requests.
  */
-class LatencyHistogram {
+export class LatencyHistogram {
   static BUCKET_MS = 0.01;
   counts = new Uint32Array(100_001);
   total = 0;
