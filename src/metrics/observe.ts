@@ -1,7 +1,7 @@
 import type { ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { AccessControl, AccessDecision } from "../services/access-decision.js";
 import type { LatchkeyMetrics } from "./metrics.js";
-import type { CounterTally } from "./tallies.js";
+import { perKey } from "./tallies.js";
 
 /** Where an access decision was asked for: one label value per adapter. */
 export type AccessSurface = "rest" | "authorize" | "forward_auth" | "mcp";
@@ -16,16 +16,10 @@ export function observeAccess(
   surface: AccessSurface,
 ): AccessControl {
   if (!metrics) return access;
-  const outcomes = new Map<string, CounterTally>();
+  const outcomes = perKey((outcome) => metrics.accessDecisions.tally({ surface, outcome }));
   const credits = metrics.creditsConsumed.tally();
   const count = (decision: AccessDecision): AccessDecision => {
-    const outcome = decision.allowed ? "allowed" : decision.error.code;
-    let tally = outcomes.get(outcome);
-    if (!tally) {
-      tally = metrics.accessDecisions.tally({ surface, outcome });
-      outcomes.set(outcome, tally);
-    }
-    tally.inc();
+    outcomes(decision.allowed ? "allowed" : decision.error.code).inc();
     const consumed = decision.credits?.consumed ?? 0;
     if (consumed > 0) credits.inc(consumed);
     return decision;
@@ -43,18 +37,11 @@ export function observeRateLimit(
   metrics: LatchkeyMetrics | null,
 ): ManagementRateLimit {
   if (!metrics) return rateLimit;
-  const groups = new Map<string, Record<"allowed" | "limited", CounterTally>>();
-  const count = (group: string, outcome: "allowed" | "limited") => {
-    let tallies = groups.get(group);
-    if (!tallies) {
-      tallies = {
-        allowed: metrics.rateLimitDecisions.tally({ group, outcome: "allowed" }),
-        limited: metrics.rateLimitDecisions.tally({ group, outcome: "limited" }),
-      };
-      groups.set(group, tallies);
-    }
-    tallies[outcome].inc();
-  };
+  const groups = perKey((group) => ({
+    allowed: metrics.rateLimitDecisions.tally({ group, outcome: "allowed" }),
+    limited: metrics.rateLimitDecisions.tally({ group, outcome: "limited" }),
+  }));
+  const count = (group: string, outcome: "allowed" | "limited") => groups(group)[outcome].inc();
   return {
     async consume(orgId, group) {
       const decision = await rateLimit.consume(orgId, group);
@@ -72,14 +59,8 @@ export function observeRateLimit(
 
 /** Counts the record cache's reads, one tally kept per (record, outcome): this runs on every read. */
 export function countRecordCacheReads(metrics: LatchkeyMetrics): (record: string, outcome: string) => void {
-  const tallies = new Map<string, CounterTally>();
-  return (record, outcome) => {
-    const key = `${record} ${outcome}`;
-    let tally = tallies.get(key);
-    if (!tally) {
-      tally = metrics.recordCacheReads.tally({ record, outcome });
-      tallies.set(key, tally);
-    }
-    tally.inc();
-  };
+  const records = perKey((record) =>
+    perKey((outcome) => metrics.recordCacheReads.tally({ record, outcome })),
+  );
+  return (record, outcome) => records(record)(outcome).inc();
 }

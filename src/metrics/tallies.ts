@@ -38,6 +38,22 @@ function keyOf<T extends string>(metric: string, labelNames: readonly T[], label
   return labelNames.map((name) => String(labels[name] ?? "")).join("\u0000");
 }
 
+/**
+ * `create(key)`, made once per key and then looked up: how a request finds its tallies by a string it
+ * already holds (an outcome, a group), without building and checking a label set each time (`tally`).
+ */
+export function perKey<T>(create: (key: string) => T): (key: string) => T {
+  const made = new Map<string, T>();
+  return (key) => {
+    let found = made.get(key);
+    if (found === undefined) {
+      found = create(key);
+      made.set(key, found);
+    }
+    return found;
+  };
+}
+
 /** A label set's count since the last scrape. */
 class CountTally<T extends string> implements CounterTally {
   pending = 0;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { Counter, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { TalliedCounter, TalliedHistogram } from "../../src/metrics/tallies.js";
+import { perKey, TalliedCounter, TalliedHistogram } from "../../src/metrics/tallies.js";
 
 const BUCKETS = [0.001, 0.01, 0.1, 1];
 const labelNames = ["route", "status"] as const;
@@ -92,5 +92,19 @@ describe("tallied metrics", () => {
     expect(() => histogram.labels({ route: "/a", status: "200" })).toThrow(/tally/);
     expect(() => histogram.zero({ route: "/a", status: "200" })).toThrow(/tally/);
     expect(() => histogram.remove({ route: "/a", status: "200" })).toThrow(/reset/);
+  });
+
+  it("perKey makes each key's tally once, and hands the same one back after", async () => {
+    const { tallied, talliedCounter } = pair();
+    let made = 0;
+    const byRoute = perKey((route) => {
+      made++;
+      return talliedCounter.tally({ route, status: "200" });
+    });
+    for (let i = 0; i < 3; i++) byRoute("/a").inc();
+    byRoute("/b").inc();
+    expect(made).toBe(2);
+    expect(byRoute("/a")).toBe(byRoute("/a"));
+    expect(await tallied.metrics()).toContain('requests_total{route="/a",status="200"} 3\n');
   });
 });
