@@ -6,8 +6,12 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
+import { decisionHandover } from "./http/decision-handover.js";
 import { registerErrorHandling } from "./http/error-handler.js";
+import { KEY_READ_ROUTE, registerFastKeyRead } from "./http/fast-key-read.js";
+import { frontedServer } from "./http/front-server.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
+import { keyBodies } from "./http/key-response.js";
 import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
 import { registerMetrics } from "./http/metrics-route.js";
@@ -206,7 +210,9 @@ function loadRouteTable(path: string | undefined): RouteTable {
 
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
   const routeTable = loadRouteTable(config.routesFile);
+  const server = frontedServer();
   const app = Fastify({
+    serverFactory: server.serverFactory,
     logger: loggerOptions(config, logStream),
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: "request_id" }),
@@ -238,12 +244,25 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
 
   registerErrorHandling(app);
   // Before every route, so that every response is counted; each adapter's decisions get their label.
-  if (services.metrics) registerMetrics(app, services.metrics);
+  const responseSeries = services.metrics ? registerMetrics(app, services.metrics) : undefined;
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
+  const restAccess = accessFor("rest");
+  // The key read, which sits in front of every request a platform serves, is answered before Fastify
+  // when it succeeds, with the route's own bodies; the guard takes over the decisions it hands on.
+  const handover = decisionHandover();
+  const keyReadBodies = keyBodies();
+  registerFastKeyRead(app, server, {
+    access: restAccess,
+    keys: services.keys,
+    bodies: keyReadBodies,
+    handover,
+    freshness,
+    countAnswered: responseSeries?.("GET", KEY_READ_ROUTE, 200),
+  });
   await registerOpenApi(app);
-  registerManagementGuard(app, accessFor("rest"));
+  registerManagementGuard(app, restAccess, handover);
   await app.register(healthRoutes, services);
-  await app.register(apiKeyRoutes, { keys: services.keys });
+  await app.register(apiKeyRoutes, { keys: services.keys, bodies: keyReadBodies });
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });

@@ -4,6 +4,7 @@ import type { ManagementDecision } from "../ratelimit/management-rate-limit.js";
 import type { AccessControl } from "../services/access-decision.js";
 import type { OperationPolicy } from "../services/operations.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
+import type { DecisionHandover } from "./decision-handover.js";
 import { rateLimitHeaders } from "./decision-headers.js";
 
 declare module "fastify" {
@@ -23,20 +24,30 @@ declare module "fastify" {
  * The first steps of every request a customer's key makes, through the one access decision:
  * authentication (401), permission (403), plan feature (403), rate limit (429, counted here when
  * admitted). They run in `onRequest`, before the body is even parsed, so an anonymous or over-limit
- * client never gets its input validated.
+ * client never gets its input validated. A request decided in front of Fastify and handed over is
+ * not decided again.
  */
-export function registerManagementGuard(app: FastifyInstance, access: AccessControl): void {
+export function registerManagementGuard(
+  app: FastifyInstance,
+  access: AccessControl,
+  handover?: DecisionHandover,
+): void {
   app.decorateRequest("caller", null);
   app.decorateRequest("rateLimitDecision", null);
 
   app.addHook("onRequest", async (request: FastifyRequest) => {
     const policy = request.routeOptions.config.operation;
     if (!policy) return;
-    const decision = await access.decide({
-      authorization: request.headers.authorization,
-      permission: policy.permission,
-      group: policy.group,
-    });
+    // Decided already, in front of Fastify (fast-key-read.ts), when the request was handed over.
+    const decided = handover?.take(request.raw);
+    if (decided && "failure" in decided) throw decided.failure;
+    const decision =
+      decided?.decision ??
+      (await access.decide({
+        authorization: request.headers.authorization,
+        permission: policy.permission,
+        group: policy.group,
+      }));
     request.rateLimitDecision = decision.rateLimit;
     if (!decision.allowed) throw decision.error;
     request.caller = decision.caller;

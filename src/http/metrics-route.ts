@@ -2,6 +2,12 @@ import type { FastifyInstance } from "fastify";
 import type { LatchkeyMetrics } from "../metrics/metrics.js";
 import type { CounterTally, HistogramTally } from "../metrics/tallies.js";
 
+/**
+ * The counter of one (method, route, status) series, for responses answered where the onResponse hook
+ * does not see them (src/http/fast-key-read.ts): count one, with the seconds it took.
+ */
+export type ResponseSeries = (method: string, route: string, status: number) => (seconds: number) => void;
+
 /** The route label of a request that matched no route: one value, whatever URL was asked for. */
 const UNMATCHED = "unmatched";
 
@@ -11,7 +17,7 @@ const UNMATCHED = "unmatched";
  * format. Like `/healthz` it needs no credentials: the labels name routes, groups and error codes, never
  * an organization or a key (docs/metrics.md says how to keep the page private anyway).
  */
-export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): void {
+export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): ResponseSeries {
   // One pair of tallies per label set, kept: the request only adds to them (metrics/tallies.ts). The
   // set is bounded (methods x route patterns x statuses).
   const series = new Map<string, { requests: CounterTally; duration: HistogramTally }>();
@@ -42,4 +48,11 @@ export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics):
     reply.header("Cache-Control", "no-store");
     return metrics.registry.metrics();
   });
+  return (method, route, status) => {
+    const { requests, duration } = seriesFor(method, route, status);
+    return (seconds) => {
+      requests.inc();
+      duration.observe(seconds);
+    };
+  };
 }

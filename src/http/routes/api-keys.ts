@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { parsePermissionFilter } from "../../domain/permissions.js";
 import type { KeyService } from "../../services/key-service.js";
 import { KEY_OPERATIONS } from "../../services/operations.js";
-import { JSON_CONTENT_TYPE, keyBodies, toKeyResponse } from "../key-response.js";
+import { KEY_READ_ROUTE } from "../fast-key-read.js";
+import { JSON_CONTENT_TYPE, type KeyBodies, toKeyResponse } from "../key-response.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
@@ -22,11 +23,13 @@ const security = [{ basicAuth: [] }];
 const tags = ["API keys"];
 
 /** `/v1/api-keys`: parse, call one service method, shape the reply. */
-export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeyService }): Promise<void> {
+export async function apiKeyRoutes(
+  app: FastifyInstance,
+  { keys, bodies }: { keys: KeyService; bodies: KeyBodies },
+): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   sendNoStore(routes);
-  const readBodies = keyBodies();
 
   routes.post(
     "/v1/api-keys",
@@ -87,8 +90,9 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
     },
   );
 
+  // Answered in front of Fastify when it succeeds, with the bodies this route serialized (fast-key-read.ts).
   routes.get(
-    "/v1/api-keys/:id",
+    KEY_READ_ROUTE,
     {
       config: { operation: KEY_OPERATIONS.getKey },
       schema: {
@@ -117,7 +121,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
       );
       // The route's response schema serializes it (a string); sent as one, it is not serialized again,
       // which the schema-typed reply cannot express, hence the plain FastifyReply.
-      const body = readBodies(key, (response) => String(reply.serialize(response)));
+      const body = bodies.of(key, (response) => String(reply.serialize(response)));
       return (reply as FastifyReply).type(JSON_CONTENT_TYPE).send(body);
     },
   );

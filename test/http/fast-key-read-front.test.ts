@@ -1,0 +1,151 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, onTestFinished, test } from "vitest";
+import { decisionHandover } from "../../src/http/decision-handover.js";
+import { fastKeyRead, type FastKeyReadOptions } from "../../src/http/fast-key-read.js";
+import { frontedServer } from "../../src/http/front-server.js";
+import { keyBodies } from "../../src/http/key-response.js";
+import type { AccessControl } from "../../src/services/access-decision.js";
+import { buildTestApp } from "../helpers/build-test-app.js";
+import { UNKNOWN_KEY_ID } from "../helpers/http-keys.js";
+
+// Which requests the front answers and which it hands to Fastify, with which decision. "Fastify" here
+// is a stand-in that answers 599 and reports what it was handed; test/http/fast-key-read.test.ts
+// checks the whole app over real sockets.
+
+/** What the stand-in for Fastify was handed for one request. */
+type Handed = { decided: "nothing" } | { decided: "failure" } | { decided: "allowed" | string };
+
+async function front(overrides: Partial<FastKeyReadOptions> = {}) {
+  const testApp = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn" } });
+  const owner = await testApp.createOrganization();
+  const { services } = testApp;
+  const handover = decisionHandover();
+  const bodies = keyBodies();
+  const errors: unknown[] = [];
+  const read = fastKeyRead({
+    access: services.access,
+    keys: services.keys,
+    bodies,
+    handover,
+    freshness: services.freshness,
+    logsEveryRequest: () => false,
+    log: { error: (details: unknown) => errors.push(details) },
+    ...overrides,
+  });
+  const fastify = (request: IncomingMessage, response: ServerResponse) => {
+    const decided = handover.take(request);
+    const handed: Handed = !decided
+      ? { decided: "nothing" }
+      : "failure" in decided
+        ? { decided: "failure" }
+        : { decided: decided.decision.allowed ? "allowed" : decided.decision.error.code };
+    response.writeHead(599, { "content-type": "application/json" }).end(JSON.stringify(handed));
+  };
+  const fronted = frontedServer();
+  fronted.setFront(read.front);
+  const server = fronted.serverFactory(fastify, {
+    keepAliveTimeout: 5000,
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    maxRequestsPerSocket: 0,
+  }) as Server;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const send = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      ...init,
+      headers: { ...owner.headers, ...(init.headers as Record<string, string>) },
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  /** Serializes the owner's cached record as the route would, so the front may send it. */
+  const serializeOwner = async () => {
+    const caller = await services.keys.get(await callerOf(), owner.id);
+    return bodies.of(caller, (response) => JSON.stringify(response));
+  };
+  const callerOf = async () => {
+    const caller = await services.store.findKeyByApiId(owner.apiId);
+    if (!caller) throw new Error("owner key not found");
+    return caller;
+  };
+  return { owner, send, read, errors, serializeOwner };
+}
+
+test("a key whose body the route serialized is answered in front; before that, Fastify gets it decided", async () => {
+  const { owner, send, serializeOwner } = await front();
+  const path = `/v1/api-keys/${owner.id}`;
+  expect(await send(path)).toEqual({ status: 599, body: JSON.stringify({ decided: "allowed" }) });
+  const body = await serializeOwner();
+  expect(await send(path)).toEqual({ status: 200, body });
+});
+
+test("refusals and unknown keys go to Fastify with their decision, to be answered by the route", async () => {
+  const { owner, send, serializeOwner } = await front();
+  await serializeOwner();
+  const wrongSecret = `Basic ${Buffer.from(`${owner.apiId}:lksk_wrong`).toString("base64")}`;
+  expect(await send(`/v1/api-keys/${owner.id}`, { headers: { authorization: wrongSecret } })).toEqual({
+    status: 599,
+    body: JSON.stringify({ decided: "unauthorized" }),
+  });
+  // Admitted (the slot is taken) but no such key: the route's own read answers the 404.
+  expect(await send(`/v1/api-keys/${UNKNOWN_KEY_ID}`)).toEqual({
+    status: 599,
+    body: JSON.stringify({ decided: "allowed" }),
+  });
+});
+
+test("requests the route does not match exactly go to Fastify undecided", async () => {
+  const { owner, send, serializeOwner } = await front();
+  await serializeOwner();
+  const undecided = { status: 599, body: JSON.stringify({ decided: "nothing" }) };
+  for (const [path, method] of [
+    [`/v1/api-keys/${owner.id}?fields=all`, "GET"],
+    [`/v1/api-keys/${owner.id}/`, "GET"],
+    [`/v1/api-keys/key_short`, "GET"],
+    [`/v1/api-keys/${owner.id.replace("key_", "key%5F")}`, "GET"],
+    [`/V1/api-keys/${owner.id}`, "GET"],
+    [`/v1/api-keys/${owner.id}`, "HEAD"],
+    [`/v1/api-keys/${owner.id}`, "DELETE"],
+    ["/v1/api-keys", "GET"],
+  ] as const) {
+    const answer = await send(path, { method });
+    expect({ path, method, ...answer }).toEqual({
+      path,
+      method,
+      status: 599,
+      body: method === "HEAD" ? "" : undecided.body,
+    });
+  }
+});
+
+test("while every request is logged, or once closed, every request goes to Fastify undecided", async () => {
+  let logging = false;
+  const { owner, send, read, serializeOwner } = await front({ logsEveryRequest: () => logging });
+  const path = `/v1/api-keys/${owner.id}`;
+  // The first use records the key's last use, a new record: serialized after it, as the route would.
+  expect((await send(path)).status).toBe(599);
+  await serializeOwner();
+  const undecided = { status: 599, body: JSON.stringify({ decided: "nothing" }) };
+  logging = true;
+  expect(await send(path)).toEqual(undecided);
+  logging = false;
+  expect((await send(path)).status).toBe(200);
+  read.close();
+  expect(await send(path)).toEqual(undecided);
+});
+
+test("a decision that throws is handed to Fastify as the failure, to be answered and logged there", async () => {
+  const failing: AccessControl = {
+    decide: () => Promise.reject(new Error("database gone")),
+    authenticate: () => Promise.reject(new Error("database gone")),
+    decideFor: () => Promise.reject(new Error("database gone")),
+  };
+  const { owner, send, errors } = await front({ access: failing });
+  expect(await send(`/v1/api-keys/${owner.id}`)).toEqual({
+    status: 599,
+    body: JSON.stringify({ decided: "failure" }),
+  });
+  expect(errors).toEqual([]);
+});
