@@ -43,8 +43,8 @@ export interface FastKeyRead {
 
 /**
  * `GET /v1/api-keys/{id}` answered in front of Fastify when it succeeds: the same access decision, the
- * same cached body the route serialized, the same headers, without Fastify's request lifecycle (about
- * a fifth of the CPU of the whole request; bench/README.md). Anything else (a refusal, an unknown key, a
+ * same cached body the route serialized, the same headers, without Fastify's request lifecycle (26
+ * instead of 31 µs of CPU per request; bench/README.md). Anything else (a refusal, an unknown key, a
  * body not serialized yet, an error) is handed to Fastify with its decision, and the route answers it
  * as it answers every request; the decision is not made twice.
  */
