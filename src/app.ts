@@ -248,7 +248,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
   const restAccess = accessFor("rest");
   // The key read, which sits in front of every request a platform serves, is answered before Fastify
-  // when it succeeds, with the route's own bodies; the guard takes over the decisions it hands on.
+  // when it succeeds, with the route's bodies; the guard takes over the decisions it hands on.
   const handover = decisionHandover();
   const keyReadBodies = keyBodies();
   registerFastKeyRead(app, server, {

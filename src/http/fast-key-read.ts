@@ -22,7 +22,7 @@ export interface FastKeyReadOptions {
   /** The one access decision, counted as REST's. */
   access: AccessControl;
   keys: KeyService;
-  /** The bodies `GET /v1/api-keys/{id}` serialized: only those are sent from here. */
+  /** The bodies of `GET /v1/api-keys/{id}`, shared with the route. */
   bodies: KeyBodies;
   handover: DecisionHandover;
   /** Where SQLite's caches are exact only once asked after the request started. */
@@ -43,10 +43,10 @@ export interface FastKeyRead {
 
 /**
  * `GET /v1/api-keys/{id}` answered in front of Fastify when it succeeds: the same access decision, the
- * same cached body the route serialized, the same headers, without Fastify's request lifecycle (26
- * instead of 31 µs of CPU per request; bench/README.md). Anything else (a refusal, an unknown key, a
- * body not serialized yet, an error) is handed to Fastify with its decision, and the route answers it
- * as it answers every request; the decision is not made twice.
+ * same body as the route's, the same headers, without Fastify's request lifecycle (26 instead of 31 µs
+ * of CPU per request; bench/README.md). Anything else (a refusal, an unknown key, an error) is handed to
+ * Fastify with its decision, and the route answers it as it answers every request; the decision is not
+ * made twice.
  */
 export function fastKeyRead(options: FastKeyReadOptions): FastKeyRead {
   const { access, keys, bodies, handover, freshness, countAnswered } = options;
@@ -56,7 +56,7 @@ export function fastKeyRead(options: FastKeyReadOptions): FastKeyRead {
     if (!decision.allowed) return undefined;
     try {
       const key = await keys.get(decision.caller, id, decision.rateLimit?.recordVersion);
-      return bodies.known(key);
+      return bodies.of(key);
     } catch {
       // The route reads the key again and answers this (a 404, or the error it logs) itself.
       return undefined;

@@ -1,6 +1,7 @@
 import { effectivePermissions } from "../domain/permissions.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
-import type { KeyRecord } from "./schemas.js";
+import fastJson from "fast-json-stringify";
+import { type KeyRecord, KeyRecord as KeyRecordSchema } from "./schemas.js";
 
 /**
  * The responses of cached records, which are frozen and so never change: a key read back on every
@@ -31,29 +32,31 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
 /** What Fastify sets on a body its serializer produced; a body sent already serialized must say it too. */
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
-/** The bodies of a route's key reads, kept per frozen (cached) record. */
+/**
+ * A key record's body as the route's response schema serializes it (fast-json-stringify, which Fastify
+ * compiles response schemas with), shared by the route and the read answered in front of Fastify
+ * (fast-key-read.ts) so that both send the same bytes.
+ */
+const serializeKeyRecord = fastJson(KeyRecordSchema);
+
+/** The bodies of key reads, serialized once per frozen (cached) record and once per read otherwise. */
 export interface KeyBodies {
-  /** The body of `key`: serialized by `serialize` unless it was already, for this very record. */
-  of(key: ApiKeyRecord, serialize: (response: KeyRecord) => string): string;
-  /** The body the route already serialized for `key`, if it is a cached record read before. */
-  known(key: ApiKeyRecord): string | undefined;
+  of(key: ApiKeyRecord): string;
 }
 
 /**
- * The bodies of a route's key reads, serialized by that route's own response schema once per frozen
- * (cached) record, so a key read back on every request costs a lookup instead of a serialization
- * (about 1.5 µs, bench/micro.mjs). One per route: it holds what that route's serializer produced.
+ * A key read back on every request costs a lookup instead of a serialization (about 1.5 µs,
+ * bench/micro.mjs): cached records are frozen and never change.
  */
 export function keyBodies(): KeyBodies {
   const bodiesOfFrozen = new WeakMap<ApiKeyRecord, string>();
   return {
-    of(key, serialize) {
+    of(key) {
       const known = bodiesOfFrozen.get(key);
       if (known !== undefined) return known;
-      const body = serialize(toKeyResponse(key));
+      const body = serializeKeyRecord(toKeyResponse(key));
       if (Object.isFrozen(key)) bodiesOfFrozen.set(key, body);
       return body;
     },
-    known: (key) => bodiesOfFrozen.get(key),
   };
 }

@@ -42,7 +42,7 @@ function remaining(response: Response): number {
 test("a read answered in front of Fastify is the one Fastify answers: status, headers and body", async () => {
   const { owner, get } = await served();
   const path = `/v1/api-keys/${owner.id}`;
-  const first = await get(path, owner); // serialized by the route, then kept
+  const first = await get(path, owner); // the first use: the key's last use is recorded
   const front = await get(path, owner);
   // A query string is not the front's (it matches only the bare path): Fastify answers this one.
   const fastify = await get(`${path}?via=fastify`, owner);
@@ -72,7 +72,7 @@ test("every request is counted once against its group, answered in front or hand
   const statuses: number[] = [];
   const remainders: number[] = [];
   for (const [url, key] of [
-    [path, owner], // 200, serialized by the route
+    [path, owner], // 200, in front
     [path, owner], // 200, in front
     [`/v1/api-keys/${UNKNOWN_KEY_ID}`, owner], // 404: admitted by the limiter, then not found
     [path, reader], // 403 missing_permission: refused before the limiter, no slot taken

@@ -90,7 +90,7 @@ export async function apiKeyRoutes(
     },
   );
 
-  // Answered in front of Fastify when it succeeds, with the bodies this route serialized (fast-key-read.ts).
+  // Answered in front of Fastify when it succeeds, with the same bodies (fast-key-read.ts).
   routes.get(
     KEY_READ_ROUTE,
     {
@@ -119,10 +119,9 @@ export async function apiKeyRoutes(
         request.params.id,
         request.rateLimitDecision?.recordVersion,
       );
-      // The route's response schema serializes it (a string); sent as one, it is not serialized again,
-      // which the schema-typed reply cannot express, hence the plain FastifyReply.
-      const body = bodies.of(key, (response) => String(reply.serialize(response)));
-      return (reply as FastifyReply).type(JSON_CONTENT_TYPE).send(body);
+      // Serialized by the response schema's own serializer (key-response.ts), once per cached record;
+      // sent as a string, it is not serialized again, which the schema-typed reply cannot express.
+      return (reply as FastifyReply).type(JSON_CONTENT_TYPE).send(bodies.of(key));
     },
   );
 
