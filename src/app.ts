@@ -196,6 +196,9 @@ export interface LatchkeyApp {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/** Every request's id (`X-Request-Id`, `request_id` in the logs), whichever path answers it. */
+const newRequestId = () => randomUUID();
+
 /** The forward-auth route table; a bad file stops the start with a message naming its line. */
 function loadRouteTable(path: string | undefined): RouteTable {
   if (!path) return EMPTY_ROUTE_TABLE;
@@ -214,7 +217,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   const app = Fastify({
     serverFactory: server.serverFactory,
     logger: loggerOptions(config, logStream),
-    genReqId: () => randomUUID(),
+    genReqId: newRequestId,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
@@ -256,6 +259,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     keys: services.keys,
     bodies: keyReadBodies,
     handover,
+    requestId: newRequestId,
     freshness,
     countAnswered: responseSeries?.("GET", KEY_READ_ROUTE, 200),
   });

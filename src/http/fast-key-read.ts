@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Freshness } from "../cache/freshness.js";
@@ -9,6 +8,7 @@ import type { DecisionHandover } from "./decision-handover.js";
 import { rateLimitHeaders } from "./decision-headers.js";
 import type { FastifyHandler, FrontedServer, FrontHandler } from "./front-server.js";
 import { JSON_CONTENT_TYPE, type KeyBodies } from "./key-response.js";
+import { NO_STORE } from "./no-store.js";
 
 /** The route this answers, as Fastify names it (its metrics label). */
 export const KEY_READ_ROUTE = "/v1/api-keys/:id";
@@ -25,6 +25,8 @@ export interface FastKeyReadOptions {
   /** The bodies of `GET /v1/api-keys/{id}`, shared with the route. */
   bodies: KeyBodies;
   handover: DecisionHandover;
+  /** A new request id, made as Fastify's `genReqId` makes them (sent as `X-Request-Id`). */
+  requestId(): string;
   /** Where SQLite's caches are exact only once asked after the request started. */
   freshness?: Freshness | undefined;
   /** True while Fastify would log every request (at `info` and below): it must then answer them. */
@@ -86,8 +88,8 @@ export function fastKeyRead(options: FastKeyReadOptions): FastKeyRead {
     response.writeHead(200, {
       "content-type": JSON_CONTENT_TYPE,
       "content-length": Buffer.byteLength(body),
-      "x-request-id": randomUUID(),
-      "cache-control": "no-store",
+      "x-request-id": options.requestId(),
+      "cache-control": NO_STORE,
       "ratelimit-policy": limit["RateLimit-Policy"],
       ratelimit: limit.RateLimit,
     });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { LatchkeyMetrics } from "../metrics/metrics.js";
-import type { CounterTally, HistogramTally } from "../metrics/tallies.js";
+import { NO_STORE } from "./no-store.js";
 
 /**
  * The counter of one (method, route, status) series, for responses answered where the onResponse hook
@@ -20,39 +20,36 @@ const UNMATCHED = "unmatched";
 export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): ResponseSeries {
   // One pair of tallies per label set, kept: the request only adds to them (metrics/tallies.ts). The
   // set is bounded (methods x route patterns x statuses).
-  const series = new Map<string, { requests: CounterTally; duration: HistogramTally }>();
-  const seriesFor = (method: string, route: string, status: number) => {
+  const series = new Map<string, (seconds: number) => void>();
+  const seriesFor: ResponseSeries = (method, route, status) => {
     const key = `${method} ${route} ${status}`;
-    let found = series.get(key);
-    if (!found) {
+    let count = series.get(key);
+    if (!count) {
       const labels = { method, route, status: String(status) };
-      found = { requests: metrics.httpRequests.tally(labels), duration: metrics.httpDuration.tally(labels) };
-      series.set(key, found);
+      const requests = metrics.httpRequests.tally(labels);
+      const duration = metrics.httpDuration.tally(labels);
+      count = (seconds) => {
+        requests.inc();
+        duration.observe(seconds);
+      };
+      series.set(key, count);
     }
-    return found;
+    return count;
   };
 
   app.addHook("onResponse", (request, reply, done) => {
-    const { requests, duration } = seriesFor(
+    seriesFor(
       request.method,
       request.routeOptions.url ?? UNMATCHED,
       reply.statusCode,
-    );
-    requests.inc();
-    duration.observe(reply.elapsedTime / 1000);
+    )(reply.elapsedTime / 1000);
     done();
   });
 
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
     reply.header("Content-Type", metrics.registry.contentType);
-    reply.header("Cache-Control", "no-store");
+    reply.header("Cache-Control", NO_STORE);
     return metrics.registry.metrics();
   });
-  return (method, route, status) => {
-    const { requests, duration } = seriesFor(method, route, status);
-    return (seconds) => {
-      requests.inc();
-      duration.observe(seconds);
-    };
-  };
+  return seriesFor;
 }

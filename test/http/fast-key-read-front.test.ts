@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, onTestFinished, test } from "vitest";
@@ -28,6 +29,7 @@ async function front(overrides: Partial<FastKeyReadOptions> = {}) {
     keys: services.keys,
     bodies,
     handover,
+    requestId: () => randomUUID(),
     freshness: services.freshness,
     logsEveryRequest: () => false,
     log: { error: (details: unknown) => errors.push(details) },
