@@ -24,11 +24,11 @@ const REMOVALS = {
   },
   "request-id-header": {
     what: "no X-Request-Id header",
-    edits: [["http/fast-key-read.js", '"x-request-id": randomUUID(),', ""]],
+    edits: [["http/fast-key-read.js", '"x-request-id": options.requestId(),', ""]],
   },
   "no-store-header": {
     what: "no Cache-Control: no-store header",
-    edits: [["http/fast-key-read.js", '"cache-control": "no-store",', ""]],
+    edits: [["http/fast-key-read.js", '"cache-control": NO_STORE,', ""]],
   },
   "secret-check": {
     what: "the secret's SHA-256 not computed or compared: any secret accepted",
