@@ -32,16 +32,17 @@ const traces = new URL("./results/gc-hunt/", import.meta.url).pathname;
 function start() {
   const child = spawn(process.execPath, [...nodeFlags, server], { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
+  let ready;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server not ready within 30 s")), START_TIMEOUT_MS);
     child.stdout.on("data", (chunk) => {
       output += chunk;
+      if (ready) return;
       const line = output.split("\n").find((text) => text.startsWith('{"ready":true'));
-      if (line && timer.hasRef()) {
-        clearTimeout(timer);
-        timer.unref();
-        resolve({ child, ready: JSON.parse(line), output: () => output });
-      }
+      if (!line) return;
+      ready = JSON.parse(line);
+      clearTimeout(timer);
+      resolve({ child, ready, output: () => output });
     });
     child.once("exit", (code) => reject(new Error(`server exited with ${code} before it was ready`)));
   });
