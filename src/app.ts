@@ -8,7 +8,10 @@ import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
 import { decisionHandover } from "./http/decision-handover.js";
 import { registerErrorHandling } from "./http/error-handler.js";
-import { KEY_READ_ROUTE, registerFastKeyRead } from "./http/fast-key-read.js";
+import { bodyReplay } from "./http/body-replay.js";
+import { AUTHORIZE_ROUTE, fastAuthorize } from "./http/fast-authorize.js";
+import { fastKeyRead, KEY_READ_ROUTE } from "./http/fast-key-read.js";
+import { registerFrontRoutes } from "./http/front-routes.js";
 import { frontedServer } from "./http/front-server.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
 import { keyBodies } from "./http/key-response.js";
@@ -250,19 +253,36 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   const responseSeries = services.metrics ? registerMetrics(app, services.metrics) : undefined;
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
   const restAccess = accessFor("rest");
-  // The key read, which sits in front of every request a platform serves, is answered before Fastify
-  // when it succeeds, with the route's bodies; the guard takes over the decisions it hands on.
+  // The key read and authorize, which sit in front of every request a platform serves, are answered
+  // before Fastify when they succeed; what they hand on, Fastify's routes take over without deciding again.
   const handover = decisionHandover();
+  const replay = bodyReplay();
   const keyReadBodies = keyBodies();
-  registerFastKeyRead(app, server, {
-    access: restAccess,
-    keys: services.keys,
-    bodies: keyReadBodies,
-    handover,
-    requestId: newRequestId,
+  const authorizeAccess = accessFor("authorize");
+  registerFrontRoutes(
+    app,
+    server,
+    [
+      fastKeyRead({
+        access: restAccess,
+        keys: services.keys,
+        bodies: keyReadBodies,
+        handover,
+        requestId: newRequestId,
+        countAnswered: responseSeries?.("GET", KEY_READ_ROUTE, 200),
+      }),
+      fastAuthorize({
+        access: authorizeAccess,
+        serviceTokens: services.serviceTokens,
+        handover,
+        replay,
+        bodyLimit: MAX_BODY_BYTES,
+        requestId: newRequestId,
+        countAnswered: responseSeries?.("POST", AUTHORIZE_ROUTE, 200),
+      }),
+    ],
     freshness,
-    countAnswered: responseSeries?.("GET", KEY_READ_ROUTE, 200),
-  });
+  );
   await registerOpenApi(app);
   registerManagementGuard(app, restAccess, handover);
   await app.register(healthRoutes, services);
@@ -270,7 +290,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });
-  await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
+  await app.register(authorizeRoutes, { ...services, access: authorizeAccess, handover, replay });
   await app.register(forwardAuthRoutes, {
     ...services,
     access: accessFor("forward_auth"),

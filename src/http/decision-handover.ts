@@ -5,9 +5,9 @@ import type { AccessDecision } from "../services/access-decision.js";
 export type Decided = { decision: AccessDecision } | { failure: unknown };
 
 /**
- * Decisions made in front of Fastify (src/http/fast-key-read.ts) for requests then handed to Fastify
- * to answer: the management guard takes the request's decision from here instead of deciding again,
- * which would count the request twice against its group.
+ * Decisions made in front of Fastify (fast-key-read.ts, fast-authorize.ts) for requests then handed
+ * to Fastify to answer: the management guard and the authorize route take the request's decision from
+ * here instead of deciding again, which would count the request twice against its group and credits.
  */
 export interface DecisionHandover {
   give(request: IncomingMessage, decided: Decided): void;
@@ -28,4 +28,19 @@ export function decisionHandover(): DecisionHandover {
       return decided;
     },
   };
+}
+
+/**
+ * The decision handed over for `request`, or a new one from `decide`: a request decided in front of
+ * Fastify is not decided, and counted, again. A handed failure is thrown, to be answered and logged.
+ */
+export async function decisionFor(
+  handover: DecisionHandover | undefined,
+  request: IncomingMessage,
+  decide: () => Promise<AccessDecision>,
+): Promise<AccessDecision> {
+  const decided = handover?.take(request);
+  if (!decided) return decide();
+  if ("failure" in decided) throw decided.failure;
+  return decided.decision;
 }

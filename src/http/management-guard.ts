@@ -4,7 +4,7 @@ import type { ManagementDecision } from "../ratelimit/management-rate-limit.js";
 import type { AccessControl } from "../services/access-decision.js";
 import type { OperationPolicy } from "../services/operations.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
-import type { DecisionHandover } from "./decision-handover.js";
+import { type DecisionHandover, decisionFor } from "./decision-handover.js";
 import { rateLimitHeaders } from "./decision-headers.js";
 
 declare module "fastify" {
@@ -39,15 +39,13 @@ export function registerManagementGuard(
     const policy = request.routeOptions.config.operation;
     if (!policy) return;
     // Decided already, in front of Fastify (fast-key-read.ts), when the request was handed over.
-    const decided = handover?.take(request.raw);
-    if (decided && "failure" in decided) throw decided.failure;
-    const decision =
-      decided?.decision ??
-      (await access.decide({
+    const decision = await decisionFor(handover, request.raw, () =>
+      access.decide({
         authorization: request.headers.authorization,
         permission: policy.permission,
         group: policy.group,
-      }));
+      }),
+    );
     request.rateLimitDecision = decision.rateLimit;
     if (!decision.allowed) throw decision.error;
     request.caller = decision.caller;

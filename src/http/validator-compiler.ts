@@ -18,3 +18,6 @@ const textParts = new Ajv({
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === "body" ? strictBodies : textParts).compile(schema as object);
+
+/** The validator Fastify uses for a route's `body` schema, for a body read in front of Fastify. */
+export const bodyValidator = (schema: object) => strictBodies.compile(schema);

@@ -1,60 +1,47 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { expect, onTestFinished, test } from "vitest";
+import { expect, test } from "vitest";
 import { decisionHandover } from "../../src/http/decision-handover.js";
 import { fastKeyRead, type FastKeyReadOptions } from "../../src/http/fast-key-read.js";
-import { frontedServer } from "../../src/http/front-server.js";
+import { frontRoutes } from "../../src/http/front-routes.js";
 import { keyBodies } from "../../src/http/key-response.js";
 import type { AccessControl } from "../../src/services/access-decision.js";
 import { buildTestApp } from "../helpers/build-test-app.js";
+import { standInServer } from "../helpers/front-stand-in.js";
 import { UNKNOWN_KEY_ID } from "../helpers/http-keys.js";
 
 // Which requests the front answers and which it hands to Fastify, with which decision. "Fastify" here
-// is a stand-in that answers 599 and reports what it was handed; test/http/fast-key-read.test.ts
-// checks the whole app over real sockets.
+// is a stand-in that answers 599 and reports what it was handed (test/helpers/front-stand-in.ts);
+// test/http/fast-key-read.test.ts checks the whole app over real sockets.
 
-/** What the stand-in for Fastify was handed for one request. */
-type Handed = { decided: "nothing" } | { decided: "failure" } | { decided: "allowed" | string };
+interface FrontOverrides extends Partial<FastKeyReadOptions> {
+  logsEveryRequest?: () => boolean;
+}
 
-async function front(overrides: Partial<FastKeyReadOptions> = {}) {
+async function front(overrides: FrontOverrides = {}) {
   const testApp = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn" } });
   const owner = await testApp.createOrganization();
   const { services } = testApp;
   const handover = decisionHandover();
   const bodies = keyBodies();
   const errors: unknown[] = [];
-  const read = fastKeyRead({
-    access: services.access,
-    keys: services.keys,
-    bodies,
-    handover,
-    requestId: () => randomUUID(),
-    freshness: services.freshness,
-    logsEveryRequest: () => false,
-    log: { error: (details: unknown) => errors.push(details) },
-    ...overrides,
-  });
-  const fastify = (request: IncomingMessage, response: ServerResponse) => {
-    const decided = handover.take(request);
-    const handed: Handed = !decided
-      ? { decided: "nothing" }
-      : "failure" in decided
-        ? { decided: "failure" }
-        : { decided: decided.decision.allowed ? "allowed" : decided.decision.error.code };
-    response.writeHead(599, { "content-type": "application/json" }).end(JSON.stringify(handed));
-  };
-  const fronted = frontedServer();
-  fronted.setFront(read.front);
-  const server = fronted.serverFactory(fastify, {
-    keepAliveTimeout: 5000,
-    requestTimeout: 0,
-    connectionTimeout: 0,
-    maxRequestsPerSocket: 0,
-  }) as Server;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.address() as AddressInfo;
+  const read = frontRoutes(
+    [
+      fastKeyRead({
+        access: services.access,
+        keys: services.keys,
+        bodies,
+        handover,
+        requestId: () => randomUUID(),
+        ...overrides,
+      }),
+    ],
+    {
+      freshness: services.freshness,
+      logsEveryRequest: overrides.logsEveryRequest ?? (() => false),
+      log: { error: (details: unknown) => errors.push(details) },
+    },
+  );
+  const { port } = await standInServer(read.front, handover);
   const send = async (path: string, init: RequestInit = {}) => {
     const response = await fetch(`http://127.0.0.1:${port}${path}`, {
       ...init,

@@ -1,55 +1,29 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
-import { invalidRequest } from "../../domain/errors.js";
-import { effectivePermissions, isPermission } from "../../domain/permissions.js";
-import { isRateLimitGroup } from "../../domain/rate-limit-groups.js";
-import type { AccessControl, AccessDecision } from "../../services/access-decision.js";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { AccessControl } from "../../services/access-decision.js";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
-import { decisionHeaders, type Protocol } from "../decision-headers.js";
-import { errorBody } from "../error-handler.js";
+import { authorizeQuestion, renderDecision, serializeDecision } from "../authorize-decision.js";
+import type { BodyReplay } from "../body-replay.js";
+import { type DecisionHandover, decisionFor } from "../decision-handover.js";
+import { JSON_CONTENT_TYPE } from "../key-response.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
-import { AuthorizeBody, AuthorizeDecision, GROUP_NAMES } from "../platform-schemas.js";
+import { AuthorizeBody, AuthorizeDecision } from "../platform-schemas.js";
 import { errorResponses } from "../schemas.js";
 import { serviceTokenGuard } from "../service-token-guard.js";
 
-/** The decision as the platform relays it: status, headers and error body as they are. */
-export function renderDecision(decision: AccessDecision, protocol: Protocol): AuthorizeDecision {
-  const caller = decision.caller;
-  return {
-    allowed: decision.allowed,
-    status: decision.allowed ? 200 : decision.error.status,
-    organization_id: caller?.orgId ?? null,
-    key: caller && {
-      id: caller.id,
-      api_id: caller.apiId,
-      permissions: effectivePermissions(caller),
-      all_future_permissions: caller.allFuturePermissions,
-    },
-    headers: decisionHeaders(decision, protocol),
-    error: decision.allowed ? null : errorBody(decision.error),
-  };
-}
-
-/** Checks the names in an authorize body: an unknown one is the platform's bug, so a 400 naming it. */
-function parseAuthorizeBody(body: AuthorizeBody) {
-  const { permission, group } = body;
-  if (!isPermission(permission)) {
-    throw invalidRequest(`permission "${permission}" is not a known permission.`, "/permission");
-  }
-  if (group !== undefined && !isRateLimitGroup(group)) {
-    throw invalidRequest(
-      `group "${group}" is not a known operation group (one of ${GROUP_NAMES}).`,
-      "/group",
-    );
-  }
-  return { permission, group, credits: body.credits, protocol: body.protocol ?? "rest" };
+export interface AuthorizeRouteOptions {
+  access: AccessControl;
+  serviceTokens: ServiceTokenService;
+  /** Requests decided in front of Fastify (fast-authorize.ts), with the bodies it read. */
+  handover?: DecisionHandover;
+  replay?: BodyReplay;
 }
 
 /** `POST /v1/authorize`: the platform's services ask whether their caller may do something. */
 export async function authorizeRoutes(
   app: FastifyInstance,
-  { access, serviceTokens }: { access: AccessControl; serviceTokens: ServiceTokenService },
+  { access, serviceTokens, handover, replay }: AuthorizeRouteOptions,
 ): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   sendNoStore(routes);
@@ -57,6 +31,7 @@ export async function authorizeRoutes(
     "/v1/authorize",
     {
       onRequest: serviceTokenGuard(serviceTokens),
+      ...(replay && { preParsing: replay.preParsing }),
       schema: {
         operationId: "authorize",
         summary: "Decide whether a platform caller may perform an operation",
@@ -77,15 +52,16 @@ export async function authorizeRoutes(
         },
       },
     },
-    async (request) => {
-      const { permission, group, credits, protocol } = parseAuthorizeBody(request.body);
-      const decision = await access.decide({
-        authorization: request.body.authorization,
-        permission,
-        group,
-        credits,
-      });
-      return renderDecision(decision, protocol);
+    async (request, reply) => {
+      const question = authorizeQuestion(request.body);
+      const { authorization, permission, group, credits } = question;
+      const decision = await decisionFor(handover, request.raw, () =>
+        access.decide({ authorization, permission, group, credits }),
+      );
+      // The serializer of the authorize answered in front of Fastify: the same bytes either way. Sent as
+      // a string, it is not serialized again, which the schema-typed reply cannot express.
+      const body = serializeDecision(renderDecision(decision, question.protocol));
+      return (reply as FastifyReply).type(JSON_CONTENT_TYPE).send(body);
     },
   );
   rejectOtherMethods(routes, "/v1/authorize", ["POST"]);
