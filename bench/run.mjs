@@ -64,7 +64,7 @@ const profileArgs = (name) => {
 // cap); this watchdog bounds the whole run in case a server hangs.
 const servers = [];
 const targetCount =
-  (options.breakdown ? 8 : 4) + (options.peers ? 3 : 0) + options.compare.length + options.spinUs.length;
+  (options.breakdown ? 8 : 4) + (options.peers ? 3 : 0) + 3 * options.compare.length + options.spinUs.length;
 const budgetSeconds = 60 + 2 * targetCount * (options.warmup + options.rounds * (options.duration + 1));
 const watchdog = setTimeout(() => {
   log(`run exceeded its ${Math.round(budgetSeconds)} s budget; stopping`);
@@ -110,8 +110,15 @@ try {
       env: { BENCH_DIST: otherDist, BENCH_BREAKDOWN: "0" },
     });
     servers.push(server);
-    const description = `\`latchkey\` built from \`${otherDist}\``;
-    targets.push({ name, target: server.targets.latchkey, server, description });
+    // The read, and authorize with and without a credit, of the other build.
+    for (const [route, label] of [
+      ["latchkey", name],
+      ["authorize", `authorize@${compareLabel(otherDist)}`],
+      ["authorize+credit", `authorize+credit@${compareLabel(otherDist)}`],
+    ]) {
+      const description = `\`${route}\` built from \`${otherDist}\``;
+      targets.push({ name: label, target: server.targets[route], server, description });
+    }
   }
   const load = { connections: options.connections, pipelining: options.pipelining };
   await measureInterleaved(targets, { options, load, log });
