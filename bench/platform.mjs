@@ -8,7 +8,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startCaddy } from "./lib/caddy.mjs";
 import { measureInterleaved } from "./lib/load.mjs";
-import { readOptions } from "./lib/options.mjs";
+import { compareLabel, readOptions } from "./lib/options.mjs";
 import { markdownTable } from "./lib/report.mjs";
 import { startServer } from "./lib/server-process.mjs";
 import { perRoundRatios, summarize } from "./lib/stats.mjs";
@@ -45,8 +45,12 @@ const BASELINE = {
   "caddy+forward-auth+credit": "caddy-direct",
 };
 
+/** A target's description and baseline; `authorize@old` (--compare) is `authorize` of another build. */
+const routeOf = (name) => name.split("@")[0];
+const baselineOf = (name) => BASELINE[routeOf(name)];
+
 const started = [];
-const targetCount = Object.keys(DESCRIPTIONS).length;
+const targetCount = Object.keys(DESCRIPTIONS).length + 2 * options.compare.length;
 const budgetSeconds = 90 + 2 * targetCount * (options.warmup + options.rounds * (options.duration + 1));
 const watchdog = setTimeout(() => {
   log(`run exceeded its ${Math.round(budgetSeconds)} s budget; stopping`);
@@ -114,11 +118,26 @@ try {
       target: { path: "/v1/image", method: "POST", headers: { authorization }, expectBody: "queued" },
     },
   ];
+  // --compare <dir>: authorize and authorize+credit of another build, against the same bare route.
+  for (const other of options.compare) {
+    const otherDist = resolve(other);
+    const label = compareLabel(otherDist);
+    const server = await start(
+      startServer(join(here, "servers", "platform.mjs"), { env: { BENCH_DIST: otherDist } }),
+    );
+    for (const route of ["authorize+credit", "authorize"]) {
+      targets.push({ name: `${route}@${label}`, server, target: server.targets[route] });
+    }
+  }
   if (options.only.length > 0) {
     const unknown = options.only.filter((name) => !DESCRIPTIONS[name]);
     if (unknown.length > 0) throw new Error(`--only: no target ${unknown.join(", ")}`);
     const keep = new Set(options.only.flatMap((name) => [name, BASELINE[name]]));
-    targets.splice(0, targets.length, ...targets.filter((entry) => keep.has(entry.name)));
+    targets.splice(
+      0,
+      targets.length,
+      ...targets.filter((entry) => keep.has(entry.name) || keep.has(routeOf(entry.name))),
+    );
   }
   const load = { connections: options.connections, pipelining: options.pipelining };
   await measureInterleaved(targets, { options, load, log });
@@ -137,13 +156,16 @@ try {
     options,
     targets: Object.fromEntries(
       targets.map((entry) => {
-        const baseline = BASELINE[entry.name] && byName[BASELINE[entry.name]];
+        const baseline = baselineOf(entry.name) && byName[baselineOf(entry.name)];
         const perRound = baseline ? perRoundRatios(entry.rounds, baseline.rounds) : null;
         return [
           entry.name,
           {
-            description: DESCRIPTIONS[entry.name],
-            baseline: BASELINE[entry.name] ?? null,
+            description:
+              entry.name === routeOf(entry.name)
+                ? DESCRIPTIONS[entry.name]
+                : `${DESCRIPTIONS[routeOf(entry.name)]}, built from \`${entry.name.split("@")[1]}\``,
+            baseline: baselineOf(entry.name) ?? null,
             median: summarize(entry.rounds),
             ratio: baseline
               ? summarize(entry.rounds).requestsPerSecond / summarize(baseline.rounds).requestsPerSecond

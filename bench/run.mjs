@@ -7,7 +7,7 @@ import { cpus, loadavg, platform } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureInterleaved } from "./lib/load.mjs";
-import { readOptions } from "./lib/options.mjs";
+import { compareLabel, readOptions } from "./lib/options.mjs";
 import { renderResults, updateReadme } from "./lib/report.mjs";
 import { startServer } from "./lib/server-process.mjs";
 import { median, perRoundRatios, summarize } from "./lib/stats.mjs";
@@ -191,11 +191,6 @@ try {
 }
 
 /** `/tmp/latchkey-opt/dist` -> `latchkey-opt`: the folder that holds the build names it. */
-function compareLabel(dist) {
-  const parts = dist.split("/").filter(Boolean);
-  return (parts.at(-1) === "dist" ? parts.at(-2) : parts.at(-1)) ?? dist;
-}
-
 /** The commit the figures belong to, and whether src/ had uncommitted changes when dist/ was measured. */
 function sourceVersion() {
   try {

@@ -11,7 +11,7 @@ const USAGE = `node bench/run.mjs [options]   (run \`npm run build\` first)
   --cpu-prof         profile both servers (node --cpu-prof) into bench/results/profiles/
   --dist <dir>       latchkey build to import instead of ./dist (e.g. a scratch copy)
   --spin <µs>        also measure the bare route plus that much busy CPU work (a control; repeatable)
-  --compare <dir>    also measure another latchkey build as target latchkey@<name> (repeatable)
+  --compare <dir>    also measure another latchkey build (its dist/) as targets <route>@<name> (repeatable)
   --only <name>      platform.mjs: measure only this target (and its baseline; repeatable)
   --dry-run          print results only; leave latest.json and README.md untouched
   --help`;
@@ -62,4 +62,10 @@ export function readOptions(argv = process.argv.slice(2), env = process.env) {
     only: values.only,
     dryRun: values["dry-run"],
   };
+}
+
+/** The name a --compare build is reported under: its folder, or the folder holding its dist/. */
+export function compareLabel(dist) {
+  const parts = dist.split("/").filter(Boolean);
+  return (parts.at(-1) === "dist" ? parts.at(-2) : parts.at(-1)) ?? dist;
 }
