@@ -54,6 +54,8 @@ function readBody(request: IncomingMessage, length: number): Promise<Buffer | un
   // A small body usually comes in the packet of its headers, and Node's parser has buffered all of it
   // (`length` bytes, which it enforces) before the request reaches us: take it without stream events.
   if (request.readableLength === length) return request.read(length) as Buffer;
+  // Gone while its token was checked: its `close` has been and will not come again.
+  if (request.destroyed) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
