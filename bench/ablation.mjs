@@ -24,11 +24,11 @@ const REMOVALS = {
   },
   "request-id-header": {
     what: "no X-Request-Id header",
-    edits: [["http/fast-key-read.js", '"x-request-id": options.requestId(),', ""]],
+    edits: [["http/front-routes.js", '"x-request-id": requestId(),', ""]],
   },
   "no-store-header": {
     what: "no Cache-Control: no-store header",
-    edits: [["http/fast-key-read.js", '"cache-control": NO_STORE,', ""]],
+    edits: [["http/front-routes.js", '"cache-control": NO_STORE,', ""]],
   },
   "secret-check": {
     what: "the secret's SHA-256 not computed or compared: any secret accepted",
@@ -43,8 +43,11 @@ const REMOVALS = {
   "rate-limit-headers": {
     what: "no RateLimit and RateLimit-Policy headers",
     edits: [
-      ["http/fast-key-read.js", '"ratelimit-policy": limit["RateLimit-Policy"],', ""],
-      ["http/fast-key-read.js", "ratelimit: limit.RateLimit,", ""],
+      [
+        "http/fast-key-read.js",
+        "exchange.ok(body, rateLimitHeaders(decision.rateLimit));",
+        "exchange.ok(body);",
+      ],
     ],
   },
 };

@@ -9,8 +9,8 @@ import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/ro
 import { decisionHandover } from "./http/decision-handover.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { bodyReplay } from "./http/body-replay.js";
-import { AUTHORIZE_ROUTE, fastAuthorize } from "./http/fast-authorize.js";
-import { fastKeyRead, KEY_READ_ROUTE } from "./http/fast-key-read.js";
+import { fastAuthorize } from "./http/fast-authorize.js";
+import { fastKeyRead } from "./http/fast-key-read.js";
 import { registerFrontRoutes } from "./http/front-routes.js";
 import { frontedServer } from "./http/front-server.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
@@ -268,8 +268,6 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
         keys: services.keys,
         bodies: keyReadBodies,
         handover,
-        requestId: newRequestId,
-        countAnswered: responseSeries?.("GET", KEY_READ_ROUTE, 200),
       }),
       fastAuthorize({
         access: authorizeAccess,
@@ -277,11 +275,9 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
         handover,
         replay,
         bodyLimit: MAX_BODY_BYTES,
-        requestId: newRequestId,
-        countAnswered: responseSeries?.("POST", AUTHORIZE_ROUTE, 200),
       }),
     ],
-    freshness,
+    { freshness, requestId: newRequestId, responseSeries },
   );
   await registerOpenApi(app);
   registerManagementGuard(app, restAccess, handover);

@@ -11,9 +11,7 @@ import {
 import type { BodyReplay } from "./body-replay.js";
 import type { DecisionHandover } from "./decision-handover.js";
 import type { FrontExchange, FrontRoute } from "./front-routes.js";
-import { JSON_CONTENT_TYPE } from "./key-response.js";
 import { AuthorizeBody } from "./platform-schemas.js";
-import { NO_STORE } from "./no-store.js";
 import { bodyValidator } from "./validator-compiler.js";
 
 /** The route this answers, as Fastify names it (its metrics label). */
@@ -33,10 +31,6 @@ export interface FastAuthorizeOptions {
   replay: BodyReplay;
   /** Fastify's `bodyLimit`: a longer body is Fastify's to refuse. */
   bodyLimit: number;
-  /** A new request id, made as Fastify's `genReqId` makes them (sent as `X-Request-Id`). */
-  requestId(): string;
-  /** Counts an answered request in the HTTP metrics' series of AUTHORIZE_ROUTE's 200s, with its duration. */
-  countAnswered?: ((seconds: number) => void) | undefined;
 }
 
 /** The body's length when it is one Fastify would read whole and parse as JSON; undefined otherwise. */
@@ -73,7 +67,7 @@ function readBody(request: IncomingMessage, length: number): Promise<Buffer | un
  * as its failure. A request is never decided twice: that would take two rate-limit slots and credits.
  */
 export function fastAuthorize(options: FastAuthorizeOptions): FrontRoute {
-  const { access, serviceTokens, handover, replay, bodyLimit, countAnswered } = options;
+  const { access, serviceTokens, handover, replay, bodyLimit } = options;
   const validBody = bodyValidator(AuthorizeBody);
 
   /** The question in the body, or undefined where the route answers 400. */
@@ -86,10 +80,8 @@ export function fastAuthorize(options: FastAuthorizeOptions): FrontRoute {
     }
   }
 
-  async function answer(
-    { request, response, fastify, started }: FrontExchange,
-    length: number,
-  ): Promise<void> {
+  async function answer(exchange: FrontExchange, length: number): Promise<void> {
+    const { request, response, fastify } = exchange;
     try {
       await serviceTokens.verify(request.headers[SERVICE_TOKEN_HEADER]);
     } catch {
@@ -112,20 +104,16 @@ export function fastAuthorize(options: FastAuthorizeOptions): FrontRoute {
       replay.keep(request, body);
       return fastify(request, response);
     }
-    const text = serializeDecision(renderDecision(decision, question.protocol));
-    response.writeHead(200, {
-      "content-type": JSON_CONTENT_TYPE,
-      "content-length": Buffer.byteLength(text),
-      "x-request-id": options.requestId(),
-      "cache-control": NO_STORE,
-    });
-    response.end(text);
-    countAnswered?.((performance.now() - started) / 1000);
+    exchange.ok(serializeDecision(renderDecision(decision, question.protocol)));
   }
 
-  return (request) => {
-    if (request.method !== "POST" || request.url !== AUTHORIZE_ROUTE) return undefined;
-    const length = plainJsonLength(request, bodyLimit);
-    return length === undefined ? undefined : (exchange) => answer(exchange, length);
+  return {
+    method: "POST",
+    route: AUTHORIZE_ROUTE,
+    match(request) {
+      if (request.url !== AUTHORIZE_ROUTE) return undefined;
+      const length = plainJsonLength(request, bodyLimit);
+      return length === undefined ? undefined : (exchange) => answer(exchange, length);
+    },
   };
 }

@@ -4,8 +4,7 @@ import { KEY_OPERATIONS } from "../services/operations.js";
 import type { DecisionHandover } from "./decision-handover.js";
 import { rateLimitHeaders } from "./decision-headers.js";
 import type { FrontExchange, FrontRoute } from "./front-routes.js";
-import { JSON_CONTENT_TYPE, type KeyBodies } from "./key-response.js";
-import { NO_STORE } from "./no-store.js";
+import type { KeyBodies } from "./key-response.js";
 
 /** The route this answers, as Fastify names it (its metrics label). */
 export const KEY_READ_ROUTE = "/v1/api-keys/:id";
@@ -22,10 +21,6 @@ export interface FastKeyReadOptions {
   /** The bodies of `GET /v1/api-keys/{id}`, shared with the route. */
   bodies: KeyBodies;
   handover: DecisionHandover;
-  /** A new request id, made as Fastify's `genReqId` makes them (sent as `X-Request-Id`). */
-  requestId(): string;
-  /** Counts an answered request in the HTTP metrics' series of KEY_READ_ROUTE's 200s, with its duration. */
-  countAnswered?: ((seconds: number) => void) | undefined;
 }
 
 /**
@@ -35,9 +30,7 @@ export interface FastKeyReadOptions {
  * an error) is handed to Fastify with its decision, and the route answers it as it answers every
  * request; the decision is not made twice.
  */
-export function fastKeyRead(options: FastKeyReadOptions): FrontRoute {
-  const { access, keys, bodies, handover, countAnswered } = options;
-
+export function fastKeyRead({ access, keys, bodies, handover }: FastKeyReadOptions): FrontRoute {
   async function bodyFor(decision: AccessDecision, id: string): Promise<string | undefined> {
     if (!decision.allowed) return undefined;
     try {
@@ -49,7 +42,8 @@ export function fastKeyRead(options: FastKeyReadOptions): FrontRoute {
     }
   }
 
-  async function answer({ request, response, fastify, started }: FrontExchange, id: string): Promise<void> {
+  async function answer(exchange: FrontExchange, id: string): Promise<void> {
+    const { request, response, fastify } = exchange;
     let decision: AccessDecision;
     try {
       decision = await access.decide({ authorization: request.headers.authorization, permission, group });
@@ -62,22 +56,16 @@ export function fastKeyRead(options: FastKeyReadOptions): FrontRoute {
       handover.give(request, { decision });
       return fastify(request, response);
     }
-    const limit = rateLimitHeaders(decision.rateLimit);
-    response.writeHead(200, {
-      "content-type": JSON_CONTENT_TYPE,
-      "content-length": Buffer.byteLength(body),
-      "x-request-id": options.requestId(),
-      "cache-control": NO_STORE,
-      "ratelimit-policy": limit["RateLimit-Policy"],
-      ratelimit: limit.RateLimit,
-    });
-    response.end(body);
-    countAnswered?.((performance.now() - started) / 1000);
+    // The headers the management guard's onSend hook gives the route's answer.
+    exchange.ok(body, rateLimitHeaders(decision.rateLimit));
   }
 
-  return (request) => {
-    if (request.method !== "GET") return undefined;
-    const id = KEY_READ_URL.exec(request.url ?? "")?.[1];
-    return id ? (exchange) => answer(exchange, id) : undefined;
+  return {
+    method: "GET",
+    route: KEY_READ_ROUTE,
+    match(request) {
+      const id = KEY_READ_URL.exec(request.url ?? "")?.[1];
+      return id ? (exchange) => answer(exchange, id) : undefined;
+    },
   };
 }

@@ -38,8 +38,8 @@ export interface FrontedServer {
 
 /**
  * The HTTP server Fastify would create itself, with one slot in front of Fastify's handler for the
- * route that sits in front of every request a platform serves (src/http/fast-key-read.ts). Everything
- * else, and every request the front handler does not finish, goes through Fastify as usual.
+ * routes that sit in front of every request a platform serves (front-routes.ts). Everything else, and
+ * every request the front handler does not finish, goes through Fastify as usual.
  */
 export function frontedServer(): FrontedServer {
   let front: FrontHandler | undefined;

@@ -29,9 +29,6 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
   return response;
 }
 
-/** What Fastify sets on a body its serializer produced; a body sent already serialized must say it too. */
-export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
-
 /**
  * A key record's body as the route's response schema serializes it (fast-json-stringify, which Fastify
  * compiles response schemas with), shared by the route and the read answered in front of Fastify

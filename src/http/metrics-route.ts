@@ -4,7 +4,8 @@ import { NO_STORE } from "./no-store.js";
 
 /**
  * The counter of one (method, route, status) series, for responses answered where the onResponse hook
- * does not see them (src/http/fast-key-read.ts): count one, with the seconds it took.
+ * does not see them (the routes answered in front of Fastify, front-routes.ts): count one, with the
+ * seconds it took.
  */
 export type ResponseSeries = (method: string, route: string, status: number) => (seconds: number) => void;
 

@@ -1,11 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { expect, test } from "vitest";
 import { bodyReplay } from "../../src/http/body-replay.js";
 import { decisionHandover } from "../../src/http/decision-handover.js";
 import { type FastAuthorizeOptions, fastAuthorize } from "../../src/http/fast-authorize.js";
-import { frontRoutes } from "../../src/http/front-routes.js";
 import type { AccessControl } from "../../src/services/access-decision.js";
 import { standInServer } from "../helpers/front-stand-in.js";
 import { platformApp } from "../helpers/platform.js";
@@ -21,8 +19,7 @@ async function front(overrides: Partial<FastAuthorizeOptions> = {}) {
   const { services } = platform.testApp;
   const handover = decisionHandover();
   const replay = bodyReplay();
-  const errors: unknown[] = [];
-  const routes = frontRoutes(
+  const { port, errors } = await standInServer(
     [
       fastAuthorize({
         access: services.access,
@@ -30,17 +27,11 @@ async function front(overrides: Partial<FastAuthorizeOptions> = {}) {
         handover,
         replay,
         bodyLimit: BODY_LIMIT,
-        requestId: () => randomUUID(),
         ...overrides,
       }),
     ],
-    {
-      freshness: services.freshness,
-      logsEveryRequest: () => false,
-      log: { error: (details: unknown) => errors.push(details) },
-    },
+    { handover, replay, freshness: services.freshness },
   );
-  const { port } = await standInServer(routes.front, handover, replay);
   const valid = JSON.stringify({
     authorization: platform.owner.headers.authorization,
     permission: "images:create",

@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { expect, test } from "vitest";
 import { decisionHandover } from "../../src/http/decision-handover.js";
 import { fastKeyRead, type FastKeyReadOptions } from "../../src/http/fast-key-read.js";
-import { frontRoutes } from "../../src/http/front-routes.js";
 import { keyBodies } from "../../src/http/key-response.js";
 import type { AccessControl } from "../../src/services/access-decision.js";
 import { buildTestApp } from "../helpers/build-test-app.js";
@@ -17,31 +15,16 @@ interface FrontOverrides extends Partial<FastKeyReadOptions> {
   logsEveryRequest?: () => boolean;
 }
 
-async function front(overrides: FrontOverrides = {}) {
+async function front({ logsEveryRequest, ...overrides }: FrontOverrides = {}) {
   const testApp = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn" } });
   const owner = await testApp.createOrganization();
   const { services } = testApp;
   const handover = decisionHandover();
   const bodies = keyBodies();
-  const errors: unknown[] = [];
-  const read = frontRoutes(
-    [
-      fastKeyRead({
-        access: services.access,
-        keys: services.keys,
-        bodies,
-        handover,
-        requestId: () => randomUUID(),
-        ...overrides,
-      }),
-    ],
-    {
-      freshness: services.freshness,
-      logsEveryRequest: overrides.logsEveryRequest ?? (() => false),
-      log: { error: (details: unknown) => errors.push(details) },
-    },
+  const { port, errors, close } = await standInServer(
+    [fastKeyRead({ access: services.access, keys: services.keys, bodies, handover, ...overrides })],
+    { handover, freshness: services.freshness, ...(logsEveryRequest && { logsEveryRequest }) },
   );
-  const { port } = await standInServer(read.front, handover);
   const send = async (path: string, init: RequestInit = {}) => {
     const response = await fetch(`http://127.0.0.1:${port}${path}`, {
       ...init,
@@ -55,7 +38,7 @@ async function front(overrides: FrontOverrides = {}) {
     if (!caller) throw new Error("owner key not found");
     return bodies.of(await services.keys.get(caller, owner.id));
   };
-  return { owner, send, read, errors, ownerBody };
+  return { owner, send, close, errors, ownerBody };
 }
 
 test("an allowed read of a key that exists is answered in front, from the first request on", async () => {
@@ -106,7 +89,7 @@ test("requests the route does not match exactly go to Fastify undecided", async 
 
 test("while every request is logged, or once closed, every request goes to Fastify undecided", async () => {
   let logging = false;
-  const { owner, send, read } = await front({ logsEveryRequest: () => logging });
+  const { owner, send, close } = await front({ logsEveryRequest: () => logging });
   const path = `/v1/api-keys/${owner.id}`;
   expect((await send(path)).status).toBe(200);
   const undecided = { status: 599, body: JSON.stringify({ decided: "nothing" }) };
@@ -114,7 +97,7 @@ test("while every request is logged, or once closed, every request goes to Fasti
   expect(await send(path)).toEqual(undecided);
   logging = false;
   expect((await send(path)).status).toBe(200);
-  read.close();
+  close();
   expect(await send(path)).toEqual(undecided);
 });
 

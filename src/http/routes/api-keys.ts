@@ -4,10 +4,11 @@ import { parsePermissionFilter } from "../../domain/permissions.js";
 import type { KeyService } from "../../services/key-service.js";
 import { KEY_OPERATIONS } from "../../services/operations.js";
 import { KEY_READ_ROUTE } from "../fast-key-read.js";
-import { JSON_CONTENT_TYPE, type KeyBodies, toKeyResponse } from "../key-response.js";
+import { type KeyBodies, toKeyResponse } from "../key-response.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
+import { sendSerialized } from "../serialized-json.js";
 import {
   CreatedKeyRecord,
   errorResponses,
@@ -119,9 +120,8 @@ export async function apiKeyRoutes(
         request.params.id,
         request.rateLimitDecision?.recordVersion,
       );
-      // Serialized by the response schema's own serializer (key-response.ts), once per cached record;
-      // sent as a string, it is not serialized again, which the schema-typed reply cannot express.
-      return (reply as FastifyReply).type(JSON_CONTENT_TYPE).send(bodies.of(key));
+      // Serialized by the response schema's own serializer (key-response.ts), once per cached record.
+      return sendSerialized(reply as FastifyReply, bodies.of(key));
     },
   );
 

@@ -5,9 +5,9 @@ import type { ServiceTokenService } from "../../services/service-tokens.js";
 import { authorizeQuestion, renderDecision, serializeDecision } from "../authorize-decision.js";
 import type { BodyReplay } from "../body-replay.js";
 import { type DecisionHandover, decisionFor } from "../decision-handover.js";
-import { JSON_CONTENT_TYPE } from "../key-response.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
+import { sendSerialized } from "../serialized-json.js";
 import { AuthorizeBody, AuthorizeDecision } from "../platform-schemas.js";
 import { errorResponses } from "../schemas.js";
 import { serviceTokenGuard } from "../service-token-guard.js";
@@ -16,8 +16,8 @@ export interface AuthorizeRouteOptions {
   access: AccessControl;
   serviceTokens: ServiceTokenService;
   /** Requests decided in front of Fastify (fast-authorize.ts), with the bodies it read. */
-  handover?: DecisionHandover;
-  replay?: BodyReplay;
+  handover: DecisionHandover;
+  replay: BodyReplay;
 }
 
 /** `POST /v1/authorize`: the platform's services ask whether their caller may do something. */
@@ -31,7 +31,7 @@ export async function authorizeRoutes(
     "/v1/authorize",
     {
       onRequest: serviceTokenGuard(serviceTokens),
-      ...(replay && { preParsing: replay.preParsing }),
+      preParsing: replay.preParsing,
       schema: {
         operationId: "authorize",
         summary: "Decide whether a platform caller may perform an operation",
@@ -58,10 +58,11 @@ export async function authorizeRoutes(
       const decision = await decisionFor(handover, request.raw, () =>
         access.decide({ authorization, permission, group, credits }),
       );
-      // The serializer of the authorize answered in front of Fastify: the same bytes either way. Sent as
-      // a string, it is not serialized again, which the schema-typed reply cannot express.
-      const body = serializeDecision(renderDecision(decision, question.protocol));
-      return (reply as FastifyReply).type(JSON_CONTENT_TYPE).send(body);
+      // The serializer of the authorize answered in front of Fastify: the same bytes either way.
+      return sendSerialized(
+        reply as FastifyReply,
+        serializeDecision(renderDecision(decision, question.protocol)),
+      );
     },
   );
   rejectOtherMethods(routes, "/v1/authorize", ["POST"]);
