@@ -35,11 +35,11 @@ export function decisionHandover(): DecisionHandover {
  * Fastify is not decided, and counted, again. A handed failure is thrown, to be answered and logged.
  */
 export async function decisionFor(
-  handover: DecisionHandover | undefined,
+  handover: DecisionHandover,
   request: IncomingMessage,
   decide: () => Promise<AccessDecision>,
 ): Promise<AccessDecision> {
-  const decided = handover?.take(request);
+  const decided = handover.take(request);
   if (!decided) return decide();
   if ("failure" in decided) throw decided.failure;
   return decided.decision;

@@ -30,7 +30,7 @@ declare module "fastify" {
 export function registerManagementGuard(
   app: FastifyInstance,
   access: AccessControl,
-  handover?: DecisionHandover,
+  handover: DecisionHandover,
 ): void {
   app.decorateRequest("caller", null);
   app.decorateRequest("rateLimitDecision", null);
