@@ -71,6 +71,8 @@ test("a request the route refuses is refused alike, after the front read its bod
   const valid = { authorization: owner.headers.authorization, permission: "images:create" };
   for (const [label, body, token] of [
     ["unknown service token", JSON.stringify(valid), `lkst_${"0".repeat(36)}`],
+    // The token is checked before the body is read (DESIGN.md: a wrong token is a 401, never a 400).
+    ["unknown service token and a body that is not JSON", "{authorization:", `lkst_${"0".repeat(36)}`],
     ["not JSON", "{authorization:", undefined],
     ["an empty object", "{}", undefined],
     ["an unknown permission", JSON.stringify({ ...valid, permission: "images:fly" }), undefined],
