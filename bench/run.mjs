@@ -104,20 +104,16 @@ try {
   }
   for (const other of options.compare) {
     const otherDist = resolve(other);
-    const name = `latchkey@${compareLabel(otherDist)}`;
+    const build = compareLabel(otherDist);
     const server = await startServer(join(here, "servers", "latchkey.mjs"), {
-      nodeArgs: profileArgs(name),
+      nodeArgs: profileArgs(`latchkey@${build}`),
       env: { BENCH_DIST: otherDist, BENCH_BREAKDOWN: "0" },
     });
     servers.push(server);
     // The read, and authorize with and without a credit, of the other build.
-    for (const [route, label] of [
-      ["latchkey", name],
-      ["authorize", `authorize@${compareLabel(otherDist)}`],
-      ["authorize+credit", `authorize+credit@${compareLabel(otherDist)}`],
-    ]) {
+    for (const route of ["latchkey", "authorize", "authorize+credit"]) {
       const description = `\`${route}\` built from \`${otherDist}\``;
-      targets.push({ name: label, target: server.targets[route], server, description });
+      targets.push({ name: `${route}@${build}`, target: server.targets[route], server, description });
     }
   }
   const load = { connections: options.connections, pipelining: options.pipelining };
@@ -190,7 +186,6 @@ try {
   clearTimeout(watchdog);
 }
 
-/** `/tmp/latchkey-opt/dist` -> `latchkey-opt`: the folder that holds the build names it. */
 /** The commit the figures belong to, and whether src/ had uncommitted changes when dist/ was measured. */
 function sourceVersion() {
   try {
