@@ -3,15 +3,18 @@ import type { CreditConsumption, CreditResult } from "./plan-store.js";
 
 /**
  * The same conditional upsert as consume-credits.ts, prepared once with bound parameters, in order: the
- * organization, the period's start and end, the credits, overages on (1/0), the allowance. No row comes
- * back when the request is refused, and then nothing was written. A request larger than the allowance
- * on its own never gets here (the caller refuses it without writing).
+ * organization, the period's start and end, the credits, overages on (1/0), the allowance. It changes no
+ * row when the request is refused, and then nothing was written. A request larger than the allowance on
+ * its own never gets here (the caller refuses it without writing).
+ *
+ * Without `RETURNING`, unlike consume-credits.ts: SQLite collects returned rows in an ephemeral table
+ * that it creates and drops for every statement, which cost more than reading the total back with `USED`
+ * (bench/README.md, "Credits on SQLite").
  */
 const CONSUME = `insert into credit_periods (org_id, period_start, period_end, used)
   values (?, cast(? as bigint), cast(? as bigint), cast(? as integer))
   on conflict (org_id, period_start) do update set used = credit_periods.used + excluded.used
-  where ? = 1 or credit_periods.used + excluded.used <= ?
-  returning used`;
+  where ? = 1 or credit_periods.used + excluded.used <= ?`;
 
 const RECORD_USAGE = `insert into usage_hours (org_id, hour_start, images)
   values (?, cast(? as bigint), cast(? as integer))
@@ -46,20 +49,20 @@ export type BatchOutcome = CreditResult | Error;
 export function createSqliteCreditConsumer(
   database: Database,
 ): (batch: readonly CreditConsumption[]) => BatchOutcome[] | undefined {
-  const consume = database.prepare(CONSUME).pluck();
+  const consume = database.prepare(CONSUME);
   const recordUsage = database.prepare(RECORD_USAGE);
   const usedNow = database.prepare(USED).pluck();
 
+  // Runs only inside a write transaction (BEGIN IMMEDIATE), so USED reads the total this upsert left:
+  // no other connection can commit in between.
   function consumeOne(c: CreditConsumption): CreditResult {
     const fits = c.overages || c.credits <= c.allowance;
-    const used = fits
-      ? consume.get(c.orgId, c.periodStart, c.periodEnd, c.credits, c.overages ? 1 : 0, c.allowance)
-      : undefined;
-    if (used === undefined) {
-      return { consumed: false, used: Number(usedNow.get(c.orgId, c.periodStart) ?? 0) };
-    }
-    recordUsage.run(c.orgId, c.hourStart, c.credits);
-    return { consumed: true, used: Number(used) };
+    const consumed =
+      fits &&
+      consume.run(c.orgId, c.periodStart, c.periodEnd, c.credits, c.overages ? 1 : 0, c.allowance)
+        .changes === 1;
+    if (consumed) recordUsage.run(c.orgId, c.hourStart, c.credits);
+    return { consumed, used: Number(usedNow.get(c.orgId, c.periodStart) ?? 0) };
   }
 
   const single = database.transaction(consumeOne);
