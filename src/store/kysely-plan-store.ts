@@ -60,8 +60,8 @@ async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Prom
  * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL, except that on PostgreSQL
  * (`postgres: true`) a plan change locks the organization row (`FOR UPDATE`; SQLite has one writer) and
  * a consumption is one statement. Given the better-sqlite3 connection under `db` (`sqlite`), credits are
- * consumed on it directly, synchronously, those of one event-loop turn in one transaction
- * (sqlite-credits.ts, credit-batches.ts).
+ * consumed on it directly, synchronously, those of the requests let go together in one event-loop turn
+ * in one transaction (sqlite-credits.ts, credit-batches.ts).
  */
 export function createKyselyPlanStore(
   db: Kysely<Database>,

@@ -12,7 +12,7 @@ const consumption = (credits: number): CreditConsumption => ({
   hourStart: 0,
 });
 
-test("the consumptions of one event-loop turn go to one batch, in order; a later turn starts another", async () => {
+test("the consumptions asked for before the promise jobs drain go to one batch, in order; later ones start another", async () => {
   const batches: number[][] = [];
   const consume = batchedCredits((batch) => {
     batches.push(batch.map((c) => c.credits));
@@ -26,6 +26,27 @@ test("the consumptions of one event-loop turn go to one batch, in order; a later
   expect(first.map((r) => r?.used)).toEqual([1, 2, 3]);
   expect(await consume(consumption(4))).toEqual({ consumed: true, used: 4 });
   expect(batches).toEqual([[1, 2, 3], [4]]);
+});
+
+test("requests let go together share a batch whatever number of awaits they take to reach their credits, and are answered before the next turn", async () => {
+  const batches: number[][] = [];
+  const consume = batchedCredits((batch) => {
+    batches.push(batch.map((c) => c.credits));
+    return batch.map((c) => ({ consumed: true, used: c.credits }));
+  });
+  // Requests released in one turn (sqlite-freshness.ts) run their decisions' awaits side by side.
+  const request = async (credits: number, awaits: number) => {
+    for (let i = 0; i < awaits; i++) await Promise.resolve();
+    return consume(consumption(credits));
+  };
+  const order: string[] = [];
+  setImmediate(() => order.push("next turn"));
+  const answers = await Promise.all([request(1, 5), request(2, 0), request(3, 2)]);
+  order.push("answered");
+
+  expect(answers.map((r) => r?.used)).toEqual([1, 2, 3]);
+  expect(batches).toEqual([[2, 3, 1]]);
+  expect(order).toEqual(["answered"]);
 });
 
 test("each waiting request gets its own error; a failed batch rejects all; nothing run means undefined", async () => {
