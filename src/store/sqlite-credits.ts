@@ -57,10 +57,10 @@ export function createSqliteCreditConsumer(
   // no other connection can commit in between.
   function consumeOne(c: CreditConsumption): CreditResult {
     const fits = c.overages || c.credits <= c.allowance;
-    const consumed =
-      fits &&
-      consume.run(c.orgId, c.periodStart, c.periodEnd, c.credits, c.overages ? 1 : 0, c.allowance)
-        .changes === 1;
+    const changed = fits
+      ? consume.run(c.orgId, c.periodStart, c.periodEnd, c.credits, c.overages ? 1 : 0, c.allowance).changes
+      : 0;
+    const consumed = changed === 1;
     if (consumed) recordUsage.run(c.orgId, c.hourStart, c.credits);
     return { consumed, used: Number(usedNow.get(c.orgId, c.periodStart) ?? 0) };
   }
