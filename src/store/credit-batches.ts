@@ -13,7 +13,8 @@ interface Waiting {
  * queue drains). The requests of one event-loop turn are let go together (sqlite-freshness.ts), so
  * their decisions reach their credits in the same drain and share one commit, and every one of them is
  * answered in that same turn. With `setImmediate` the batch waited for the next turn, and its answers
- * with it: about 44 against 38 µs of CPU per credited authorize (bench/README.md, "Credits on SQLite").
+ * with it: about 44 against 38 µs of CPU per credited authorize (bench/README.md, "Credits in the turn
+ * of their requests").
  * Each promise settles with its own consumption's answer (undefined when `runBatch` ran nothing, see
  * sqlite-credits.ts), or rejects with its own error, or with the batch's when the commit failed and
  * nothing was consumed.

@@ -9,7 +9,7 @@ import type { CreditConsumption, CreditResult } from "./plan-store.js";
  *
  * Without `RETURNING`, unlike consume-credits.ts: SQLite collects returned rows in an ephemeral table
  * that it creates and drops for every statement, which cost more than reading the total back with `USED`
- * (bench/README.md, "Credits on SQLite").
+ * (bench/README.md, "Credits in the turn of their requests").
  */
 const CONSUME = `insert into credit_periods (org_id, period_start, period_end, used)
   values (?, cast(? as bigint), cast(? as bigint), cast(? as integer))
