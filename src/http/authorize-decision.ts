@@ -1,18 +1,16 @@
 import fastJson from "fast-json-stringify";
 import { invalidRequest } from "../domain/errors.js";
-import { effectivePermissions, isPermission, type Permission } from "../domain/permissions.js";
-import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
-import type { AccessDecision } from "../services/access-decision.js";
+import { effectivePermissions, isPermission } from "../domain/permissions.js";
+import { isRateLimitGroup } from "../domain/rate-limit-groups.js";
+import type { AccessDecision, AccessRequest } from "../services/access-decision.js";
 import { decisionHeaders, type Protocol } from "./decision-headers.js";
 import { errorBody } from "./error-handler.js";
 import { type AuthorizeBody, AuthorizeDecision, GROUP_NAMES } from "./platform-schemas.js";
 
-/** What `POST /v1/authorize` asks, its names checked. */
+/** What `POST /v1/authorize` asks, names checked: the decision's request and where it is relayed. */
 export interface AuthorizeQuestion {
-  authorization: string | null;
-  permission: Permission;
-  group: RateLimitGroup | undefined;
-  credits: number | undefined;
+  request: AccessRequest;
+  /** Where the decision is relayed, which decides its headers (decision-headers.ts). */
   protocol: Protocol;
 }
 
@@ -29,16 +27,24 @@ export function authorizeQuestion(body: AuthorizeBody): AuthorizeQuestion {
     );
   }
   return {
-    authorization: body.authorization,
-    permission,
-    group,
-    credits: body.credits,
+    request: { authorization: body.authorization, permission, group, credits: body.credits },
     protocol: body.protocol ?? "rest",
   };
 }
 
+/**
+ * The route's answer, serialized by its response schema's serializer (fast-json-stringify, as Fastify
+ * compiles response schemas): the same bytes whether the route or the authorize answered in front of
+ * Fastify (fast-authorize.ts) sends it.
+ */
+export function decisionBody(decision: AccessDecision, protocol: Protocol): string {
+  return serializeDecision(renderDecision(decision, protocol));
+}
+
+const serializeDecision: (decision: AuthorizeDecision) => string = fastJson(AuthorizeDecision);
+
 /** The decision as the platform relays it: status, headers and error body as they are. */
-export function renderDecision(decision: AccessDecision, protocol: Protocol): AuthorizeDecision {
+function renderDecision(decision: AccessDecision, protocol: Protocol): AuthorizeDecision {
   const caller = decision.caller;
   return {
     allowed: decision.allowed,
@@ -54,9 +60,3 @@ export function renderDecision(decision: AccessDecision, protocol: Protocol): Au
     error: decision.allowed ? null : errorBody(decision.error),
   };
 }
-
-/**
- * The response schema's serializer (fast-json-stringify, as Fastify compiles response schemas), shared
- * by the route and the authorize answered in front of Fastify (fast-authorize.ts): the same bytes.
- */
-export const serializeDecision: (decision: AuthorizeDecision) => string = fastJson(AuthorizeDecision);

@@ -2,12 +2,7 @@ import type { IncomingMessage } from "node:http";
 import secureJson from "secure-json-parse";
 import type { AccessControl, AccessDecision } from "../services/access-decision.js";
 import { SERVICE_TOKEN_HEADER, type ServiceTokenService } from "../services/service-tokens.js";
-import {
-  type AuthorizeQuestion,
-  authorizeQuestion,
-  renderDecision,
-  serializeDecision,
-} from "./authorize-decision.js";
+import { type AuthorizeQuestion, authorizeQuestion, decisionBody } from "./authorize-decision.js";
 import type { BodyReplay } from "./body-replay.js";
 import type { DecisionHandover } from "./decision-handover.js";
 import type { FrontExchange, FrontRoute } from "./front-routes.js";
@@ -97,14 +92,13 @@ export function fastAuthorize(options: FastAuthorizeOptions): FrontRoute {
     }
     let decision: AccessDecision;
     try {
-      const { authorization, permission, group, credits } = question;
-      decision = await access.decide({ authorization, permission, group, credits });
+      decision = await access.decide(question.request);
     } catch (failure) {
       handover.give(request, { failure });
       replay.keep(request, body);
       return fastify(request, response);
     }
-    exchange.ok(serializeDecision(renderDecision(decision, question.protocol)));
+    exchange.ok(decisionBody(decision, question.protocol));
   }
 
   return {

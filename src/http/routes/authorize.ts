@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AccessControl } from "../../services/access-decision.js";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
-import { authorizeQuestion, renderDecision, serializeDecision } from "../authorize-decision.js";
+import { authorizeQuestion, decisionBody } from "../authorize-decision.js";
 import type { BodyReplay } from "../body-replay.js";
 import { type DecisionHandover, decisionFor } from "../decision-handover.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
@@ -54,15 +54,9 @@ export async function authorizeRoutes(
     },
     async (request, reply) => {
       const question = authorizeQuestion(request.body);
-      const { authorization, permission, group, credits } = question;
-      const decision = await decisionFor(handover, request.raw, () =>
-        access.decide({ authorization, permission, group, credits }),
-      );
-      // The serializer of the authorize answered in front of Fastify: the same bytes either way.
-      return sendSerialized(
-        reply as FastifyReply,
-        serializeDecision(renderDecision(decision, question.protocol)),
-      );
+      const decision = await decisionFor(handover, request.raw, () => access.decide(question.request));
+      // The body of the authorize answered in front of Fastify: the same bytes either way.
+      return sendSerialized(reply as FastifyReply, decisionBody(decision, question.protocol));
     },
   );
   rejectOtherMethods(routes, "/v1/authorize", ["POST"]);
