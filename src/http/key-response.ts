@@ -1,6 +1,6 @@
+import fastJson from "fast-json-stringify";
 import { effectivePermissions } from "../domain/permissions.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
-import fastJson from "fast-json-stringify";
 import { type KeyRecord, KeyRecord as KeyRecordSchema } from "./schemas.js";
 
 /**
