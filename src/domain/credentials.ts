@@ -108,6 +108,19 @@ function equalInConstantTime(presented: Buffer, storedHash: string): boolean {
   return stored.length === presented.length && timingSafeEqual(stored, presented);
 }
 
+/**
+ * Whether two strings are equal, taking the same time wherever they differ: no early exit, so a
+ * comparison with a remembered secret tells nothing of how much of it a guess got right. Only the
+ * length can show, and every latchkey secret and token has the same length. Pure JavaScript, because
+ * `timingSafeEqual` needs both as Buffers first, which costs what this is here to save.
+ */
+export function sameStringInConstantTime(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
 export function createSecretHasher(pepper?: string): SecretHasher {
   const digest = (secret: string): Buffer =>
     pepper

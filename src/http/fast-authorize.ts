@@ -78,7 +78,7 @@ export function fastAuthorize(options: FastAuthorizeOptions): FrontRoute {
   async function answer(exchange: FrontExchange, length: number): Promise<void> {
     const { request, response, fastify } = exchange;
     try {
-      await serviceTokens.verify(request.headers[SERVICE_TOKEN_HEADER]);
+      await serviceTokens.verify(request.headers[SERVICE_TOKEN_HEADER], request.socket);
     } catch {
       // Before the body is read: the route's guard checks the token again and answers the 401.
       return fastify(request, response);

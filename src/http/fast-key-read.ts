@@ -46,7 +46,12 @@ export function fastKeyRead({ access, keys, bodies, handover }: FastKeyReadOptio
     const { request, response, fastify } = exchange;
     let decision: AccessDecision;
     try {
-      decision = await access.decide({ authorization: request.headers.authorization, permission, group });
+      decision = await access.decide({
+        authorization: request.headers.authorization,
+        permission,
+        group,
+        connection: request.socket,
+      });
     } catch (failure) {
       handover.give(request, { failure });
       return fastify(request, response);

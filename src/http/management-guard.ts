@@ -44,6 +44,7 @@ export function registerManagementGuard(
         authorization: request.headers.authorization,
         permission: policy.permission,
         group: policy.group,
+        connection: request.raw.socket,
       }),
     );
     request.rateLimitDecision = decision.rateLimit;

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   createSecretHasher,
@@ -6,6 +7,7 @@ import {
   newApiId,
   newKeyId,
   newSecret,
+  sameStringInConstantTime,
 } from "../../src/domain/credentials.js";
 
 describe("identifiers and secrets", () => {
@@ -61,5 +63,23 @@ describe("secret hashing", () => {
     expect(peppered.hash(secret)).not.toBe(plain);
     expect(peppered.matches(secret, plain)).toBe(false);
     expect(peppered.matches(secret, peppered.hash(secret))).toBe(true);
+  });
+});
+
+describe("comparing a presented secret with a remembered one", () => {
+  test("is string equality, for any two strings", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.string({ unit: "binary" }), (a, b) => {
+        expect(sameStringInConstantTime(a, b)).toBe(a === b);
+        expect(sameStringInConstantTime(a, a)).toBe(true);
+      }),
+    );
+  });
+
+  test("tells a secret from one that differs in its last character only", () => {
+    const secret = newSecret();
+    expect(sameStringInConstantTime(secret, secret.slice())).toBe(true);
+    expect(sameStringInConstantTime(secret, `${secret.slice(0, -1)}!`)).toBe(false);
+    expect(sameStringInConstantTime(secret, `!${secret.slice(1)}`)).toBe(false);
   });
 });
