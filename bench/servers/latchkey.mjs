@@ -64,6 +64,7 @@ async function authorizeTargets(target, authorization) {
  */
 async function addBreakdownRoutes(target, authorization) {
   const { authenticate } = await load("services/authenticate.js");
+  const { createProvedSecrets } = await load("services/proved-secrets.js");
   const { KEY_OPERATIONS, missingPermission } = await load("services/operations.js");
   const { grantAllows } = await load("domain/permissions.js");
   const assertHasPermission = (caller, permission) => {
@@ -72,17 +73,20 @@ async function addBreakdownRoutes(target, authorization) {
   const { toKeyResponse } = await load("http/key-response.js");
   const { KeyRecord } = await load("http/schemas.js");
   const { store, hasher, rateLimit } = services;
+  const proved = createProvedSecrets();
+  // As the app checks a secret: proved once per connection (src/services/proved-secrets.ts).
+  const check = (request) => ({ hasher, proved, connection: request.raw.socket });
   const policy = KEY_OPERATIONS.getKey;
   const record = toKeyResponse(target);
 
   app.get("/bench/plain", async () => record);
   app.get("/bench/auth", async (request) => {
-    const caller = await authenticate(request.headers.authorization, store, hasher);
+    const caller = await authenticate(request.headers.authorization, store, check(request));
     assertHasPermission(caller, policy.permission);
     return record;
   });
   app.get("/bench/auth-limit", async (request) => {
-    const caller = await authenticate(request.headers.authorization, store, hasher);
+    const caller = await authenticate(request.headers.authorization, store, check(request));
     assertHasPermission(caller, policy.permission);
     const decision = await rateLimit.consume(caller.orgId, policy.group);
     if (decision.type !== "allow") throw new Error("bench: rate limited");

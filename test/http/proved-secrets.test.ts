@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { Agent, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import { basicAuth, buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { seedDisable, seedKey } from "../helpers/http-keys.js";
+import { createPostgresSchema } from "../helpers/postgres-schema.js";
+import { describeWithServices } from "../helpers/services.js";
 
 // A connection that proved a secret (a key's, a service token) is not made to hash it again on its
 // next requests (src/services/proved-secrets.ts). These pin what must not change because of it, over
@@ -40,89 +43,108 @@ function oneConnection(port: number) {
   return { send, close: () => agent.destroy() };
 }
 
-async function listening(): Promise<{ testApp: TestApp; owner: TestKey; port: number }> {
-  // At `warn` the key read and authorize are answered in front of Fastify; the list is Fastify's.
-  const testApp = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn" } });
-  await testApp.app.listen({ port: 0, host: "127.0.0.1" });
-  const { port } = testApp.app.server.address() as AddressInfo;
-  return { testApp, owner: await testApp.createOrganization(), port };
-}
-
 const otherSecret = (key: TestKey) => basicAuth(key.apiId, `${key.secret.slice(0, -1)}0`);
 
-test("on one connection, a wrong secret right after the right one is refused, in front of Fastify and in it", async () => {
-  const { owner, port } = await listening();
-  const connection = oneConnection(port);
-  const read = `/v1/api-keys/${owner.id}`;
-  const list = "/v1/api-keys";
-  const statuses: number[] = [];
-  const ports = new Set<number>();
-  for (const [path, headers] of [
-    [read, owner.headers],
-    [read, otherSecret(owner)],
-    [read, owner.headers],
-    [list, owner.headers],
-    [list, otherSecret(owner)],
-    [read, {}],
-    [list, owner.headers],
-  ] as const) {
-    const answer = await connection.send("GET", path, headers);
-    statuses.push(answer.status);
-    ports.add(answer.port);
+/** The cases, over one backend: `backendEnv` gives its environment (a fresh database per test). */
+function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
+  async function listening(): Promise<{ testApp: TestApp; owner: TestKey; port: number }> {
+    // At `warn` the key read and authorize are answered in front of Fastify; the list is Fastify's.
+    const testApp = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn", ...(await backendEnv()) } });
+    await testApp.app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = testApp.app.server.address() as AddressInfo;
+    return { testApp, owner: await testApp.createOrganization(), port };
   }
-  connection.close();
-  expect(statuses).toEqual([200, 401, 200, 200, 401, 401, 200]);
-  expect(ports.size).toBe(1);
-});
 
-test("a proved secret with another key's api_id is refused", async () => {
-  const { testApp, owner, port } = await listening();
-  const other = await seedKey(testApp, owner, { permissions: ["api_keys:read"] });
-  const connection = oneConnection(port);
-  const read = `/v1/api-keys/${owner.id}`;
-  expect((await connection.send("GET", read, owner.headers)).status).toBe(200);
-  const borrowed = basicAuth(other.apiId, owner.secret);
-  expect((await connection.send("GET", read, borrowed)).status).toBe(401);
-  expect((await connection.send("GET", read, other.headers)).status).toBe(200);
-  connection.close();
-});
+  test("on one connection, a wrong secret right after the right one is refused, in front of Fastify and in it", async () => {
+    const { owner, port } = await listening();
+    const connection = oneConnection(port);
+    const read = `/v1/api-keys/${owner.id}`;
+    const list = "/v1/api-keys";
+    const statuses: number[] = [];
+    const ports = new Set<number>();
+    for (const [path, headers] of [
+      [read, owner.headers],
+      [read, otherSecret(owner)],
+      [read, owner.headers],
+      [list, owner.headers],
+      [list, otherSecret(owner)],
+      [read, {}],
+      [list, owner.headers],
+    ] as const) {
+      const answer = await connection.send("GET", path, headers);
+      statuses.push(answer.status);
+      ports.add(answer.port);
+    }
+    connection.close();
+    expect(statuses).toEqual([200, 401, 200, 200, 401, 401, 200]);
+    expect(ports.size).toBe(1);
+  });
 
-test("a key disabled through another connection is refused on the next request of the one that proved it", async () => {
-  const { testApp, owner, port } = await listening();
-  const reader = await seedKey(testApp, owner, { permissions: ["api_keys:read"] });
-  const connection = oneConnection(port);
-  for (const path of [`/v1/api-keys/${reader.id}`, "/v1/api-keys"]) {
-    expect((await connection.send("GET", path, reader.headers)).status).toBe(200);
-  }
-  await seedDisable(testApp, owner, reader);
-  for (const path of [`/v1/api-keys/${reader.id}`, "/v1/api-keys"]) {
-    expect((await connection.send("GET", path, reader.headers)).status).toBe(401);
-  }
-  connection.close();
-});
+  test("a proved secret with another key's api_id is refused", async () => {
+    const { testApp, owner, port } = await listening();
+    const other = await seedKey(testApp, owner, { permissions: ["api_keys:read"] });
+    const connection = oneConnection(port);
+    const read = `/v1/api-keys/${owner.id}`;
+    expect((await connection.send("GET", read, owner.headers)).status).toBe(200);
+    const borrowed = basicAuth(other.apiId, owner.secret);
+    expect((await connection.send("GET", read, borrowed)).status).toBe(401);
+    expect((await connection.send("GET", read, other.headers)).status).toBe(200);
+    connection.close();
+  });
 
-test("a service token revoked elsewhere is refused on the next authorize of the connection that proved it", async () => {
-  const { testApp, owner, port } = await listening();
-  const { record, token } = await testApp.services.serviceTokens.create("renderer");
-  const connection = oneConnection(port);
-  const authorize = (serviceToken: string) =>
-    connection.send(
-      "POST",
-      "/v1/authorize",
-      { "content-type": "application/json", "x-latchkey-service-token": serviceToken },
-      JSON.stringify({ authorization: owner.headers.authorization, permission: "images:create" }),
-    );
-  const allowed = await authorize(token);
-  expect(allowed.status).toBe(200);
-  expect(JSON.parse(allowed.body)).toMatchObject({ allowed: true, status: 200 });
-  // A token one character off, right after the proved one: refused.
-  const near = `${token.slice(0, -1)}${token.endsWith("0") ? "1" : "0"}`;
-  expect(JSON.parse((await authorize(near)).body).code).toBe("invalid_service_token");
-  expect((await authorize(token)).status).toBe(200);
+  test("a key disabled through another connection is refused on the next request of the one that proved it", async () => {
+    const { testApp, owner, port } = await listening();
+    const reader = await seedKey(testApp, owner, { permissions: ["api_keys:read"] });
+    const connection = oneConnection(port);
+    for (const path of [`/v1/api-keys/${reader.id}`, "/v1/api-keys"]) {
+      expect((await connection.send("GET", path, reader.headers)).status).toBe(200);
+    }
+    await seedDisable(testApp, owner, reader);
+    for (const path of [`/v1/api-keys/${reader.id}`, "/v1/api-keys"]) {
+      expect((await connection.send("GET", path, reader.headers)).status).toBe(401);
+    }
+    connection.close();
+  });
 
-  await testApp.services.serviceTokens.revoke(record.id);
-  const refused = await authorize(token);
-  expect(refused.status).toBe(401);
-  expect(JSON.parse(refused.body).code).toBe("invalid_service_token");
-  connection.close();
-});
+  test("a service token revoked elsewhere is refused on the next authorize of the connection that proved it", async () => {
+    const { testApp, owner, port } = await listening();
+    const { record, token } = await testApp.services.serviceTokens.create("renderer");
+    const connection = oneConnection(port);
+    const authorize = (serviceToken: string) =>
+      connection.send(
+        "POST",
+        "/v1/authorize",
+        { "content-type": "application/json", "x-latchkey-service-token": serviceToken },
+        JSON.stringify({ authorization: owner.headers.authorization, permission: "images:create" }),
+      );
+    const allowed = await authorize(token);
+    expect(allowed.status).toBe(200);
+    expect(JSON.parse(allowed.body)).toMatchObject({ allowed: true, status: 200 });
+    // A token one character off, right after the proved one: refused.
+    const near = `${token.slice(0, -1)}${token.endsWith("0") ? "1" : "0"}`;
+    expect(JSON.parse((await authorize(near)).body).code).toBe("invalid_service_token");
+    expect((await authorize(token)).status).toBe(200);
+
+    await testApp.services.serviceTokens.revoke(record.id);
+    const refused = await authorize(token);
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.body).code).toBe("invalid_service_token");
+    connection.close();
+  });
+}
+
+describe("SQLite", () => provedSecretCases(async () => ({})));
+
+// There the caller's key is cached by record version and confirmed by the rate-limit script
+// (access-decision.ts, decideOnCachedCaller): the proved secret must not bypass that either.
+describeWithServices(["postgres", "redis"], "PostgreSQL + Redis", (services) =>
+  provedSecretCases(async () => {
+    const schema = await createPostgresSchema(services.postgres);
+    onTestFinished(() => schema.drop());
+    return {
+      LATCHKEY_DATABASE_URL: schema.url,
+      LATCHKEY_REDIS_URL: services.redis,
+      LATCHKEY_REDIS_PREFIX: `lk_test_${randomBytes(6).toString("hex")}`,
+    };
+  }),
+);
