@@ -6,6 +6,7 @@ import { basicAuth, buildTestApp, type TestApp, type TestKey } from "../helpers/
 import { seedDisable, seedKey } from "../helpers/http-keys.js";
 import { createPostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
+import { MCP_POST_HEADERS, rpc } from "../mcp/mcp-client.js";
 
 // A connection that proved a secret (a key's, a service token) is not made to hash it again on its
 // next requests (src/services/proved-secrets.ts). These pin what must not change because of it, over
@@ -80,7 +81,7 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
     expect(ports.size).toBe(1);
   });
 
-  test("a proved secret with another key's api_id is refused", async () => {
+  test("a proved secret with another key's api_id, or with an unknown one, is refused", async () => {
     const { testApp, owner, port } = await listening();
     const other = await seedKey(testApp, owner, { permissions: ["api_keys:read"] });
     const connection = oneConnection(port);
@@ -88,8 +89,23 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
     expect((await connection.send("GET", read, owner.headers)).status).toBe(200);
     const borrowed = basicAuth(other.apiId, owner.secret);
     expect((await connection.send("GET", read, borrowed)).status).toBe(401);
+    const unknown = basicAuth(`lkid_${"0".repeat(22)}`, owner.secret);
+    expect((await connection.send("GET", read, unknown)).status).toBe(401);
     expect((await connection.send("GET", read, other.headers)).status).toBe(200);
     connection.close();
+  });
+
+  test("MCP, on one connection: a wrong secret right after the right one is an HTTP 401", async () => {
+    const { owner, port } = await listening();
+    const connection = oneConnection(port);
+    const listTools = (headers: Record<string, string>) =>
+      connection.send("POST", "/mcp", { ...MCP_POST_HEADERS, ...headers }, rpc("tools/list"));
+    const statuses: number[] = [];
+    for (const headers of [owner.headers, otherSecret(owner), owner.headers]) {
+      statuses.push((await listTools(headers)).status);
+    }
+    connection.close();
+    expect(statuses).toEqual([200, 401, 200]);
   });
 
   test("a key disabled through another connection is refused on the next request of the one that proved it", async () => {
