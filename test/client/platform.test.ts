@@ -1,6 +1,7 @@
 import { expect, test } from "vitest";
 import { LatchkeyError } from "../../src/client/index.js";
 import { keyWith } from "../helpers/http-keys.js";
+import { oneCharacterOff } from "../helpers/near-secret.js";
 import { startRealServer } from "./real-server.js";
 
 /** The client's platform calls against a real server over HTTP: usage.get() and authorize(). */
@@ -85,7 +86,7 @@ test("authorize throws LatchkeyError for a wrong, revoked or customer token, and
         () => undefined,
         (error: unknown) => error,
       );
-  for (const wrong of [`${token.slice(0, -1)}x`, owner.secret]) {
+  for (const wrong of [oneCharacterOff(token), owner.secret]) {
     const error = await refusedWith(wrong);
     expect(error).toBeInstanceOf(LatchkeyError);
     expect(error).toMatchObject({ status: 401, code: "invalid_service_token" });

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { basicAuth, buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { seedDisable, seedKey } from "../helpers/http-keys.js";
+import { oneCharacterOff } from "../helpers/near-secret.js";
 import { createPostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
 import { MCP_POST_HEADERS, rpc } from "../mcp/mcp-client.js";
@@ -44,7 +45,7 @@ function oneConnection(port: number) {
   return { send, close: () => agent.destroy() };
 }
 
-const otherSecret = (key: TestKey) => basicAuth(key.apiId, `${key.secret.slice(0, -1)}0`);
+const otherSecret = (key: TestKey) => basicAuth(key.apiId, oneCharacterOff(key.secret));
 
 /** The cases, over one backend: `backendEnv` gives its environment (a fresh database per test). */
 function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
@@ -137,7 +138,7 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
     expect(allowed.status).toBe(200);
     expect(JSON.parse(allowed.body)).toMatchObject({ allowed: true, status: 200 });
     // A token one character off, right after the proved one: refused.
-    const near = `${token.slice(0, -1)}${token.endsWith("0") ? "1" : "0"}`;
+    const near = oneCharacterOff(token);
     expect(JSON.parse((await authorize(near)).body).code).toBe("invalid_service_token");
     expect((await authorize(token)).status).toBe(200);
 
