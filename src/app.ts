@@ -6,15 +6,9 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
-import { decisionHandover } from "./http/decision-handover.js";
+import { registerAccessLog } from "./http/access-log.js";
 import { registerErrorHandling } from "./http/error-handler.js";
-import { bodyReplay } from "./http/body-replay.js";
-import { fastAuthorize } from "./http/fast-authorize.js";
-import { fastKeyRead } from "./http/fast-key-read.js";
-import { registerFrontRoutes } from "./http/front-routes.js";
-import { frontedServer } from "./http/front-server.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
-import { keyBodies } from "./http/key-response.js";
 import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
 import { registerMetrics } from "./http/metrics-route.js";
@@ -199,7 +193,10 @@ export interface LatchkeyApp {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** Every request's id (`X-Request-Id`, `request_id` in the logs), whichever path answers it. */
+/** The log levels that write `info` lines, the access log's. */
+const LEVELS_WITH_ACCESS_LOG = new Set(["info", "debug", "trace"]);
+
+/** Every request's id (`X-Request-Id`, `request_id` in the logs). */
 const newRequestId = () => randomUUID();
 
 /** The forward-auth route table; a bad file stops the start with a message naming its line. */
@@ -216,12 +213,12 @@ function loadRouteTable(path: string | undefined): RouteTable {
 
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
   const routeTable = loadRouteTable(config.routesFile);
-  const server = frontedServer();
+  const logger = loggerOptions(config, logStream);
   const app = Fastify({
-    serverFactory: server.serverFactory,
-    logger: loggerOptions(config, logStream),
+    logger: logger.options,
     genReqId: newRequestId,
-    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    // Fastify's two lines per request are replaced by the access log's one (access-log.ts).
+    logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
@@ -246,47 +243,24 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     await services.limiter.close();
     await services.lastUse.flush();
     await services.store.close();
+    logger.flush();
   });
+  // At `warn` and above its lines would be dropped: no hook at all then.
+  if (config.accessLog && LEVELS_WITH_ACCESS_LOG.has(config.logLevel)) registerAccessLog(app);
 
   registerErrorHandling(app);
   // Before every route, so that every response is counted; each adapter's decisions get their label.
-  const responseSeries = services.metrics ? registerMetrics(app, services.metrics) : undefined;
+  if (services.metrics) registerMetrics(app, services.metrics);
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
   const restAccess = accessFor("rest");
-  // The key read and authorize, which sit in front of every request a platform serves, are answered
-  // before Fastify when they succeed; what they hand on, Fastify's routes take over without deciding again.
-  const handover = decisionHandover();
-  const replay = bodyReplay();
-  const keyReadBodies = keyBodies();
-  const authorizeAccess = accessFor("authorize");
-  registerFrontRoutes(
-    app,
-    server,
-    [
-      fastKeyRead({
-        access: restAccess,
-        keys: services.keys,
-        bodies: keyReadBodies,
-        handover,
-      }),
-      fastAuthorize({
-        access: authorizeAccess,
-        serviceTokens: services.serviceTokens,
-        handover,
-        replay,
-        bodyLimit: MAX_BODY_BYTES,
-      }),
-    ],
-    { freshness, requestId: newRequestId, responseSeries },
-  );
   await registerOpenApi(app);
-  registerManagementGuard(app, restAccess, handover);
+  registerManagementGuard(app, restAccess);
   await app.register(healthRoutes, services);
-  await app.register(apiKeyRoutes, { keys: services.keys, bodies: keyReadBodies });
+  await app.register(apiKeyRoutes, { keys: services.keys });
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });
-  await app.register(authorizeRoutes, { ...services, access: authorizeAccess, handover, replay });
+  await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
   await app.register(forwardAuthRoutes, {
     ...services,
     access: accessFor("forward_auth"),

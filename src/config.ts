@@ -25,6 +25,7 @@ const ConfigSchema = Type.Object({
     { default: "info" },
   ),
   LATCHKEY_LOG_FORMAT: Type.Union([Type.Literal("json"), Type.Literal("pretty")], { default: "json" }),
+  LATCHKEY_ACCESS_LOG: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_METRICS: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_RECORD_CACHE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
 });
@@ -60,6 +61,8 @@ export interface Config {
   logLevel: string;
   /** `json` (one JSON object per line, for log collectors) or `pretty` (for people, via pino-pretty). */
   logFormat: "json" | "pretty";
+  /** Whether every request gets its access-log line at `info` (LATCHKEY_ACCESS_LOG). */
+  accessLog: boolean;
   /** Whether `GET /metrics` serves Prometheus metrics (and requests are counted). */
   metrics: boolean;
   /**
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       .filter(Boolean),
     logLevel: config.LATCHKEY_LOG_LEVEL,
     logFormat: config.LATCHKEY_LOG_FORMAT,
+    accessLog: config.LATCHKEY_ACCESS_LOG === "on",
     metrics: config.LATCHKEY_METRICS === "on",
     recordCache: config.LATCHKEY_RECORD_CACHE === "on",
   });

@@ -1,11 +1,10 @@
-import fastJson from "fast-json-stringify";
 import { invalidRequest } from "../domain/errors.js";
 import { effectivePermissions, isPermission } from "../domain/permissions.js";
 import { isRateLimitGroup } from "../domain/rate-limit-groups.js";
 import type { AccessDecision, AccessRequest } from "../services/access-decision.js";
 import { decisionHeaders, type Protocol } from "./decision-headers.js";
 import { errorBody } from "./error-handler.js";
-import { type AuthorizeBody, AuthorizeDecision, GROUP_NAMES } from "./platform-schemas.js";
+import { type AuthorizeBody, type AuthorizeDecision, GROUP_NAMES } from "./platform-schemas.js";
 
 /** What `POST /v1/authorize` asks, names checked: the decision's request and where it is relayed. */
 export interface AuthorizeQuestion {
@@ -32,19 +31,8 @@ export function authorizeQuestion(body: AuthorizeBody): AuthorizeQuestion {
   };
 }
 
-/**
- * The route's answer, serialized by its response schema's serializer (fast-json-stringify, as Fastify
- * compiles response schemas): the same bytes whether the route or the authorize answered in front of
- * Fastify (fast-authorize.ts) sends it.
- */
-export function decisionBody(decision: AccessDecision, protocol: Protocol): string {
-  return serializeDecision(renderDecision(decision, protocol));
-}
-
-const serializeDecision: (decision: AuthorizeDecision) => string = fastJson(AuthorizeDecision);
-
 /** The decision as the platform relays it: status, headers and error body as they are. */
-function renderDecision(decision: AccessDecision, protocol: Protocol): AuthorizeDecision {
+export function renderDecision(decision: AccessDecision, protocol: Protocol): AuthorizeDecision {
   const caller = decision.caller;
   return {
     allowed: decision.allowed,

@@ -1,7 +1,6 @@
-import fastJson from "fast-json-stringify";
 import { effectivePermissions } from "../domain/permissions.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
-import { type KeyRecord, KeyRecord as KeyRecordSchema } from "./schemas.js";
+import type { KeyRecord } from "./schemas.js";
 
 /**
  * The responses of cached records, which are frozen and so never change: a key read back on every
@@ -27,33 +26,4 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
   };
   if (Object.isFrozen(key)) responsesOfFrozen.set(key, Object.freeze(response));
   return response;
-}
-
-/**
- * A key record's body as the route's response schema serializes it (fast-json-stringify, which Fastify
- * compiles response schemas with), shared by the route and the read answered in front of Fastify
- * (fast-key-read.ts) so that both send the same bytes.
- */
-const serializeKeyRecord = fastJson(KeyRecordSchema);
-
-/** The bodies of key reads, serialized once per frozen (cached) record and once per read otherwise. */
-export interface KeyBodies {
-  of(key: ApiKeyRecord): string;
-}
-
-/**
- * A key read back on every request costs a lookup instead of a serialization (about 1.5 µs,
- * bench/micro.mjs): cached records are frozen and never change.
- */
-export function keyBodies(): KeyBodies {
-  const bodiesOfFrozen = new WeakMap<ApiKeyRecord, string>();
-  return {
-    of(key) {
-      const known = bodiesOfFrozen.get(key);
-      if (known !== undefined) return known;
-      const body = serializeKeyRecord(toKeyResponse(key));
-      if (Object.isFrozen(key)) bodiesOfFrozen.set(key, body);
-      return body;
-    },
-  };
 }

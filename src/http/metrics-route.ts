@@ -1,16 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { LatchkeyMetrics } from "../metrics/metrics.js";
+import { UNMATCHED_ROUTE } from "./access-log.js";
 import { NO_STORE } from "./no-store.js";
-
-/**
- * The counter of one (method, route, status) series, for responses answered where the onResponse hook
- * does not see them (the routes answered in front of Fastify, front-routes.ts): count one, with the
- * seconds it took.
- */
-export type ResponseSeries = (method: string, route: string, status: number) => (seconds: number) => void;
-
-/** The route label of a request that matched no route: one value, whatever URL was asked for. */
-const UNMATCHED = "unmatched";
 
 /**
  * Counts and times every response by its route pattern (`/v1/api-keys/:id`, never the URL with the id,
@@ -18,11 +9,11 @@ const UNMATCHED = "unmatched";
  * format. Like `/healthz` it needs no credentials: the labels name routes, groups and error codes, never
  * an organization or a key (docs/metrics.md says how to keep the page private anyway).
  */
-export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): ResponseSeries {
+export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): void {
   // One pair of tallies per label set, kept: the request only adds to them (metrics/tallies.ts). The
   // set is bounded (methods x route patterns x statuses).
   const series = new Map<string, (seconds: number) => void>();
-  const seriesFor: ResponseSeries = (method, route, status) => {
+  const seriesFor = (method: string, route: string, status: number) => {
     const key = `${method} ${route} ${status}`;
     let count = series.get(key);
     if (!count) {
@@ -41,7 +32,7 @@ export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics):
   app.addHook("onResponse", (request, reply, done) => {
     seriesFor(
       request.method,
-      request.routeOptions.url ?? UNMATCHED,
+      request.routeOptions.url ?? UNMATCHED_ROUTE,
       reply.statusCode,
     )(reply.elapsedTime / 1000);
     done();
@@ -52,5 +43,4 @@ export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics):
     reply.header("Cache-Control", NO_STORE);
     return metrics.registry.metrics();
   });
-  return seriesFor;
 }

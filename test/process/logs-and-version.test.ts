@@ -20,7 +20,7 @@ async function serverWithLogs(format?: string) {
   const server = await startServer(env, await freePort());
   expect((await fetch(`${server.baseUrl}/v1/api-keys`)).status).toBe(401);
   // Waits for the 401's line (the start-up's /healthz polls are logged too).
-  await vi.waitFor(() => expect(server.stdout()).toMatch(/statusCode\W+401/), { timeout: 10_000 });
+  await vi.waitFor(() => expect(server.stdout()).toMatch(/status\W+401/), { timeout: 10_000 });
   server.child.kill("SIGTERM");
   expect(await server.exited).toBe(0);
   return server.stdout().split("\n").filter(Boolean);
@@ -29,11 +29,13 @@ async function serverWithLogs(format?: string) {
 test("logs are JSON lines by default, one object per line with level, message and request id", async () => {
   const lines = await serverWithLogs();
   const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  const completed = records.find(
-    (record) =>
-      record.msg === "request completed" && (record.res as { statusCode: number }).statusCode === 401,
-  );
-  expect(completed).toMatchObject({ level: 30, responseTime: expect.any(Number) });
+  const completed = records.find((record) => record.msg === "request completed" && record.status === 401);
+  expect(completed).toMatchObject({
+    level: 30,
+    method: "GET",
+    route: "/v1/api-keys",
+    duration_ms: expect.any(Number),
+  });
   expect(completed?.request_id).toEqual(expect.any(String));
 });
 

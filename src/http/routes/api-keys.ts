@@ -1,14 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { parsePermissionFilter } from "../../domain/permissions.js";
 import type { KeyService } from "../../services/key-service.js";
 import { KEY_OPERATIONS } from "../../services/operations.js";
-import { KEY_READ_ROUTE } from "../fast-key-read.js";
-import { type KeyBodies, toKeyResponse } from "../key-response.js";
+import { toKeyResponse } from "../key-response.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
-import { sendSerialized } from "../serialized-json.js";
 import {
   CreatedKeyRecord,
   errorResponses,
@@ -24,10 +22,7 @@ const security = [{ basicAuth: [] }];
 const tags = ["API keys"];
 
 /** `/v1/api-keys`: parse, call one service method, shape the reply. */
-export async function apiKeyRoutes(
-  app: FastifyInstance,
-  { keys, bodies }: { keys: KeyService; bodies: KeyBodies },
-): Promise<void> {
+export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeyService }): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   sendNoStore(routes);
@@ -91,9 +86,8 @@ export async function apiKeyRoutes(
     },
   );
 
-  // Answered in front of Fastify when it succeeds, with the same bodies (fast-key-read.ts).
   routes.get(
-    KEY_READ_ROUTE,
+    "/v1/api-keys/:id",
     {
       config: { operation: KEY_OPERATIONS.getKey },
       schema: {
@@ -114,15 +108,10 @@ export async function apiKeyRoutes(
         },
       },
     },
-    async (request, reply) => {
-      const key = await keys.get(
-        callerOf(request),
-        request.params.id,
-        request.rateLimitDecision?.recordVersion,
-      );
-      // Serialized by the response schema's own serializer (key-response.ts), once per cached record.
-      return sendSerialized(reply as FastifyReply, bodies.of(key));
-    },
+    async (request) =>
+      toKeyResponse(
+        await keys.get(callerOf(request), request.params.id, request.rateLimitDecision?.recordVersion),
+      ),
   );
 
   routes.post(

@@ -1,13 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { AccessControl } from "../../services/access-decision.js";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
-import { authorizeQuestion, decisionBody } from "../authorize-decision.js";
-import type { BodyReplay } from "../body-replay.js";
-import { type DecisionHandover, decisionFor } from "../decision-handover.js";
+import { authorizeQuestion, renderDecision } from "../authorize-decision.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
-import { sendSerialized } from "../serialized-json.js";
 import { AuthorizeBody, AuthorizeDecision } from "../platform-schemas.js";
 import { errorResponses } from "../schemas.js";
 import { serviceTokenGuard } from "../service-token-guard.js";
@@ -15,15 +12,12 @@ import { serviceTokenGuard } from "../service-token-guard.js";
 export interface AuthorizeRouteOptions {
   access: AccessControl;
   serviceTokens: ServiceTokenService;
-  /** Requests decided in front of Fastify (fast-authorize.ts), with the bodies it read. */
-  handover: DecisionHandover;
-  replay: BodyReplay;
 }
 
 /** `POST /v1/authorize`: the platform's services ask whether their caller may do something. */
 export async function authorizeRoutes(
   app: FastifyInstance,
-  { access, serviceTokens, handover, replay }: AuthorizeRouteOptions,
+  { access, serviceTokens }: AuthorizeRouteOptions,
 ): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   sendNoStore(routes);
@@ -31,7 +25,6 @@ export async function authorizeRoutes(
     "/v1/authorize",
     {
       onRequest: serviceTokenGuard(serviceTokens),
-      preParsing: replay.preParsing,
       schema: {
         operationId: "authorize",
         summary: "Decide whether a platform caller may perform an operation",
@@ -52,11 +45,11 @@ export async function authorizeRoutes(
         },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const question = authorizeQuestion(request.body);
-      const decision = await decisionFor(handover, request.raw, () => access.decide(question.request));
-      // The body of the authorize answered in front of Fastify: the same bytes either way.
-      return sendSerialized(reply as FastifyReply, decisionBody(decision, question.protocol));
+      const decision = await access.decide(question.request);
+      request.caller = decision.caller;
+      return renderDecision(decision, question.protocol);
     },
   );
   rejectOtherMethods(routes, "/v1/authorize", ["POST"]);

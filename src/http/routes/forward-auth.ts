@@ -112,6 +112,7 @@ export async function forwardAuthRoutes(
         group: route.group,
         credits: route.credits,
       });
+      request.caller = decision.caller;
       reply.headers(decisionHeaders(decision));
       if (!decision.allowed) return sendError(reply, decision.error);
       reply.header("X-Latchkey-Organization-Id", decision.caller.orgId);
