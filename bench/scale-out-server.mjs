@@ -1,13 +1,15 @@
 // latchkey as one node of a scaled-out deployment: buildApp over PostgreSQL (a fresh schema, dropped
-// on exit) and the Redis limiter, logging at "warn", with one organization, its owner key and the key
+// on exit) and the Redis limiter, logging as servers/ready.mjs's benchLogging says, with one organization, its owner key and the key
 // the benchmark reads. Prints the ready line of bench/servers/ready.mjs. Environment: BENCH_DIST,
 // SCALE_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test), SCALE_REDIS_URL (default
 // redis://127.0.0.1:6379), SCALE_RECORD_CACHE (on or off, default on).
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { printReady, seedBenchOrganization, stopOnSignal } from "./servers/ready.mjs";
+import { benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./servers/ready.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname);
 const load = (module) => import(pathToFileURL(join(dist, module)).href);
@@ -48,20 +50,22 @@ async function admin(statement) {
 }
 
 await admin(`create schema ${schema}`);
+const logFile = join(tmpdir(), `latchkey-bench-${run}.log`);
+const logging = await benchLogging(logFile);
 const databaseUrl = new URL(postgresUrl);
 databaseUrl.searchParams.set("options", `-c search_path=${schema}`);
 const config = loadConfig({
   LATCHKEY_DATABASE_URL: databaseUrl.toString(),
   LATCHKEY_REDIS_URL: redisUrl,
   LATCHKEY_REDIS_PREFIX: `lk-bench-${run}`,
-  LATCHKEY_LOG_LEVEL: "warn",
+  ...logging.env,
   LATCHKEY_BOOTSTRAP: "off",
   // SCALE_RECORD_CACHE=off measures the node without its record cache (every read from PostgreSQL).
   LATCHKEY_RECORD_CACHE: process.env.SCALE_RECORD_CACHE ?? "on",
   HOST: "127.0.0.1",
   PORT: "0",
 });
-const { app, services } = await buildApp({ config });
+const { app, services } = await buildApp({ config, logStream: logging.logStream });
 if (!services.limiter.healthy)
   throw new Error(`Redis at ${redisUrl} does not answer: refusing to bench the fallback`);
 
@@ -71,5 +75,6 @@ await app.listen({ host: "127.0.0.1", port: 0 });
 stopOnSignal(async () => {
   await app.close();
   await admin(`drop schema if exists ${schema} cascade`);
+  rmSync(logFile, { force: true });
 });
 printReady(app, { "latchkey-pg-redis": { path: `/v1/api-keys/${target.id}`, headers: { authorization } } });

@@ -1,4 +1,5 @@
-// latchkey as it runs in production (buildApp, SQLite in WAL mode, in-memory limiter, logging at "warn"),
+// latchkey as it runs in production (buildApp, SQLite in WAL mode, in-memory limiter, logging at "info"
+// with the access log, or as BENCH_LOG_LEVEL and BENCH_ACCESS_LOG say, to a file: ready.mjs),
 // over a fresh temporary database: one organization, its owner key and the key the benchmark reads.
 // BENCH_DIST points at another build (a scratch copy with a candidate optimization); BENCH_BREAKDOWN=1
 // adds routes that each run one part of the hot path, so its cost can be measured apart.
@@ -6,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { printReady, seedBenchOrganization, stopOnSignal } from "./ready.mjs";
+import { benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./ready.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
 const load = (module) => import(pathToFileURL(join(dist, module)).href);
@@ -16,14 +17,15 @@ const { loadConfig } = await load("config.js");
 const { createOrganizationWithOwner } = await load("services/organizations.js");
 
 const directory = mkdtempSync(join(tmpdir(), "latchkey-bench-"));
+const logging = await benchLogging(join(directory, "latchkey.log"));
 const config = loadConfig({
   LATCHKEY_DATABASE_URL: `sqlite:${join(directory, "latchkey.db")}`,
-  LATCHKEY_LOG_LEVEL: "warn",
+  ...logging.env,
   LATCHKEY_BOOTSTRAP: "off",
   HOST: "127.0.0.1",
   PORT: "0",
 });
-const { app, services } = await buildApp({ config });
+const { app, services } = await buildApp({ config, logStream: logging.logStream });
 
 const { target, authorization } = await seedBenchOrganization(services, createOrganizationWithOwner);
 const targets = {
@@ -64,7 +66,6 @@ async function authorizeTargets(target, authorization) {
  */
 async function addBreakdownRoutes(target, authorization) {
   const { authenticate } = await load("services/authenticate.js");
-  const { createProvedSecrets } = await load("services/proved-secrets.js");
   const { KEY_OPERATIONS, missingPermission } = await load("services/operations.js");
   const { grantAllows } = await load("domain/permissions.js");
   const assertHasPermission = (caller, permission) => {
@@ -73,20 +74,17 @@ async function addBreakdownRoutes(target, authorization) {
   const { toKeyResponse } = await load("http/key-response.js");
   const { KeyRecord } = await load("http/schemas.js");
   const { store, hasher, rateLimit } = services;
-  const proved = createProvedSecrets();
-  // As the app checks a secret: proved once per connection (src/services/proved-secrets.ts).
-  const check = (request) => ({ hasher, proved, connection: request.raw.socket });
   const policy = KEY_OPERATIONS.getKey;
   const record = toKeyResponse(target);
 
   app.get("/bench/plain", async () => record);
   app.get("/bench/auth", async (request) => {
-    const caller = await authenticate(request.headers.authorization, store, check(request));
+    const caller = await authenticate(request.headers.authorization, store, hasher);
     assertHasPermission(caller, policy.permission);
     return record;
   });
   app.get("/bench/auth-limit", async (request) => {
-    const caller = await authenticate(request.headers.authorization, store, check(request));
+    const caller = await authenticate(request.headers.authorization, store, hasher);
     assertHasPermission(caller, policy.permission);
     const decision = await rateLimit.consume(caller.orgId, policy.group);
     if (decision.type !== "allow") throw new Error("bench: rate limited");

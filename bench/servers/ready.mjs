@@ -41,3 +41,20 @@ export async function seedBenchOrganization(services, createOrganizationWithOwne
   const authorization = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64")}`;
   return { target, authorization };
 }
+
+/**
+ * The log settings of a bench server: BENCH_LOG_LEVEL (default `info`, latchkey's default, with its
+ * access log: one line per request) and BENCH_ACCESS_LOG (default `on`). The lines go, through the
+ * same asynchronous pino destination latchkey writes standard output with, to `file` instead: the
+ * server's standard output carries its ready line.
+ */
+export async function benchLogging(file) {
+  const { default: pino } = await import("pino");
+  return {
+    env: {
+      LATCHKEY_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+      LATCHKEY_ACCESS_LOG: process.env.BENCH_ACCESS_LOG ?? "on",
+    },
+    logStream: pino.destination({ dest: file, sync: false }),
+  };
+}

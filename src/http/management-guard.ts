@@ -39,7 +39,6 @@ export function registerManagementGuard(app: FastifyInstance, access: AccessCont
       authorization: request.headers.authorization,
       permission: policy.permission,
       group: policy.group,
-      connection: request.raw.socket,
     });
     request.rateLimitDecision = decision.rateLimit;
     request.caller = decision.caller;

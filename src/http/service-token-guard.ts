@@ -8,6 +8,6 @@ import { SERVICE_TOKEN_HEADER, type ServiceTokenService } from "../services/serv
  */
 export function serviceTokenGuard(tokens: ServiceTokenService) {
   return async (request: FastifyRequest): Promise<void> => {
-    await tokens.verify(request.headers[SERVICE_TOKEN_HEADER], request.raw.socket);
+    await tokens.verify(request.headers[SERVICE_TOKEN_HEADER]);
   };
 }

@@ -50,7 +50,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       onRequest: async (request: FastifyRequest) => {
         const refusal = checkHostAndOrigin(request.headers, options.allowedHosts);
         if (refusal) throw refusal;
-        const caller = await options.access.authenticate(request.headers.authorization, request.raw.socket);
+        const caller = await options.access.authenticate(request.headers.authorization);
         if (caller instanceof LatchkeyError) throw caller;
         request.mcpCaller = caller;
       },

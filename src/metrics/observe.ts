@@ -25,7 +25,7 @@ export function observeAccess(
     return decision;
   };
   return {
-    authenticate: (authorization, connection) => access.authenticate(authorization, connection),
+    authenticate: (authorization) => access.authenticate(authorization),
     decide: async (request) => count(await access.decide(request)),
     decideFor: async (caller, request) => count(await access.decideFor(caller, request)),
   };

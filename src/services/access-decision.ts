@@ -11,7 +11,6 @@ import type { CreditLedger, CreditOutcome } from "./credits.js";
 import type { LastUseRecorder } from "./last-use.js";
 import { missingPermission } from "./operations.js";
 import type { PlanService } from "./plans.js";
-import { type Connection, createProvedSecrets, type SecretCheck, secretMatches } from "./proved-secrets.js";
 
 /** What a caller wants to do: the question REST, MCP, authorize and forward-auth all ask. */
 export interface AccessRequest {
@@ -23,12 +22,6 @@ export interface AccessRequest {
   group?: RateLimitGroup | undefined;
   /** Image credits it consumes, if any (a whole number >= 1). */
   credits?: number | undefined;
-  /**
-   * The connection the caller sent `authorization` on, when the credentials are its own (REST, MCP):
-   * a secret proved there once is not hashed again (proved-secrets.ts). Undefined where a platform
-   * relays its customers' credentials over its own connections (authorize, forward-auth).
-   */
-  connection?: Connection | undefined;
 }
 
 interface DecisionParts {
@@ -52,10 +45,7 @@ export interface AccessControl {
    * The credentials step alone: the calling key, or the 401 to send. MCP runs it once per HTTP
    * request, before any MCP message is read, then asks `decideFor` per tool call.
    */
-  authenticate(
-    authorization: string | null | undefined,
-    connection?: Connection,
-  ): Promise<ApiKeyRecord | LatchkeyError>;
+  authenticate(authorization: string | null | undefined): Promise<ApiKeyRecord | LatchkeyError>;
   /** Every step after credentials, for a caller `authenticate` already accepted. */
   decideFor(caller: ApiKeyRecord, request: Omit<AccessRequest, "authorization">): Promise<AccessDecision>;
 }
@@ -83,15 +73,12 @@ const STALE = Symbol("stale");
  */
 export function createAccessControl(deps: AccessControlDeps): AccessControl {
   const { keys, hasher, rateLimit, plans, credits: ledger } = deps;
-  const proved = createProvedSecrets();
-  const secretCheck = (connection: Connection | undefined): SecretCheck => ({ hasher, proved, connection });
 
   async function authenticated(
     authorization: string | null | undefined,
-    connection?: Connection,
   ): Promise<ApiKeyRecord | LatchkeyError> {
     try {
-      const caller = await authenticate(authorization ?? undefined, keys, secretCheck(connection));
+      const caller = await authenticate(authorization ?? undefined, keys, hasher);
       deps.lastUse?.touch(caller);
       return caller;
     } catch (error) {
@@ -177,7 +164,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     if (!credentials || !entry) return undefined;
     const { key, version } = entry;
     // The secret's hash never changes: a mismatch goes the ordinary way (to its 401), entry kept.
-    if (!secretMatches(secretCheck(request.connection), credentials.secret, key.secretHash)) return undefined;
+    if (!hasher.matches(credentials.secret, key.secretHash)) return undefined;
     if (key.enabled && grantAllows(key, request.permission)) {
       const decision = await decideChecked(key, request, version);
       if (decision !== STALE) {
@@ -195,7 +182,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
         const decided = await decideOnCachedCaller(request);
         if (decided) return decided;
       }
-      const caller = await authenticated(request.authorization, request.connection);
+      const caller = await authenticated(request.authorization);
       if (caller instanceof LatchkeyError) {
         return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
       }

@@ -1,6 +1,6 @@
 import { LatchkeyError } from "../domain/errors.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
-import { type SecretCheck, secretMatches } from "./proved-secrets.js";
+import type { SecretHasher } from "../domain/credentials.js";
 
 /** The same message for every failure, so a response never tells which part of a credential was wrong. */
 const UNAUTHORIZED_MESSAGE =
@@ -30,18 +30,17 @@ const DECOY_HASH = "0".repeat(64);
 /**
  * Resolves the calling key from its Basic credentials. The store may serve the key from an exact cache
  * (src/store/cached-stores.ts: only while no write has happened since it was read), so a key disabled on
- * any node or by any process is refused on the very next request everywhere. The key is read on every
- * request, also when its connection proved the secret before (proved-secrets.ts).
+ * any node or by any process is refused on the very next request everywhere.
  */
 export async function authenticate(
   header: string | undefined,
   store: KeyStore,
-  check: SecretCheck,
+  hasher: Pick<SecretHasher, "matches">,
 ): Promise<ApiKeyRecord> {
   const credentials = parseBasicCredentials(header);
   if (!credentials) throw unauthorized();
   const key = await store.findKeyByApiId(credentials.apiId);
-  const matches = secretMatches(check, credentials.secret, key?.secretHash ?? DECOY_HASH);
+  const matches = hasher.matches(credentials.secret, key?.secretHash ?? DECOY_HASH);
   if (!key || !matches || !key.enabled) throw unauthorized();
   return key;
 }

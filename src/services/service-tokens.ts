@@ -10,7 +10,6 @@ import { LatchkeyError } from "../domain/errors.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "../store/service-token-store.js";
 import { serviceTokenSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
-import { type Connection, createProvedSecrets } from "./proved-secrets.js";
 
 /** The header platform services send their token in. */
 export const SERVICE_TOKEN_HEADER = "x-latchkey-service-token";
@@ -32,11 +31,8 @@ export interface ServiceTokenService {
   list(): Promise<ServiceTokenRecord[]>;
   /** Revokes a token (audited as `actor`); throws not_found for an unknown id. Effective everywhere at once. */
   revoke(id: string, actor?: string): Promise<void>;
-  /**
-   * Resolves the token presented in the header, or throws `invalid_service_token`. A token that
-   * `connection` proved before is not hashed again; its record is read (and checked) all the same.
-   */
-  verify(presented: string | string[] | undefined, connection?: Connection): Promise<ServiceTokenRecord>;
+  /** Resolves the token presented in the header, or throws `invalid_service_token`. */
+  verify(presented: string | string[] | undefined): Promise<ServiceTokenRecord>;
 }
 
 export function createServiceTokenService(deps: {
@@ -45,7 +41,6 @@ export function createServiceTokenService(deps: {
   clock: Clock;
 }): ServiceTokenService {
   const { store, hasher, clock } = deps;
-  const proved = createProvedSecrets();
   // Service tokens belong to the deployment, not to an organization: their entries have no organization.
   const audit = (actor: string, action: "service_token.create" | "service_token.revoke") =>
     auditOf<ServiceTokenRecord>(clock, {
@@ -77,24 +72,17 @@ export function createServiceTokenService(deps: {
       }
     },
 
-    async verify(presented, connection) {
+    async verify(presented) {
       if (typeof presented !== "string") throw invalidServiceToken();
-      // Proved on this connection before (compared in constant time): its hash is known.
-      const provedHash = proved.hashOf(connection, presented);
       // The checksum rejects typos and customer secrets (lksk_...) without a database read.
-      if (provedHash === undefined && !hasValidServiceTokenChecksum(presented)) throw invalidServiceToken();
+      if (!hasValidServiceTokenChecksum(presented)) throw invalidServiceToken();
       // The store answers from the database or an exact cache (src/store/cached-stores.ts), so a
-      // revocation is seen on the next request on every node, proved connection or not.
+      // revocation is seen on the next request on every node.
       // Hashed once: for the lookup, then compared (in constant time) with what was found.
-      const presentedHash = provedHash ?? hasher.hash(presented);
+      const presentedHash = hasher.hash(presented);
       const record = await store.findServiceTokenByHash(presentedHash);
-      // A proved hash is latchkey's own, not the caller's: a plain comparison tells the caller nothing.
-      const matches =
-        provedHash === undefined
-          ? hasher.sameHash(presentedHash, record?.tokenHash ?? DECOY_HASH)
-          : record?.tokenHash === provedHash;
+      const matches = hasher.sameHash(presentedHash, record?.tokenHash ?? DECOY_HASH);
       if (!record || !matches || record.revokedAt !== null) throw invalidServiceToken();
-      if (provedHash === undefined) proved.remember(connection, presented, record.tokenHash);
       return record;
     },
   };

@@ -9,10 +9,9 @@ import { createPostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
 import { MCP_POST_HEADERS, rpc } from "../mcp/mcp-client.js";
 
-// A connection that proved a secret (a key's, a service token) is not made to hash it again on its
-// next requests (src/services/proved-secrets.ts). These pin what must not change because of it, over
-// one real keep-alive connection: anything but the proved secret is checked in full, and the record
-// is read on every request, so a disable or a revocation is seen on the very next one.
+// A client on one keep-alive connection sends the same credentials with every request. Over one real
+// such connection: every request's credentials are checked in full (a wrong secret right after the
+// right one is refused), and a disable or a revocation is seen on the very next request.
 
 interface Answer {
   status: number;
@@ -48,16 +47,15 @@ function oneConnection(port: number) {
 const otherSecret = (key: TestKey) => basicAuth(key.apiId, oneCharacterOff(key.secret));
 
 /** The cases, over one backend: `backendEnv` gives its environment (a fresh database per test). */
-function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
+function keepAliveCases(backendEnv: () => Promise<Record<string, string>>) {
   async function listening(): Promise<{ testApp: TestApp; owner: TestKey; port: number }> {
-    // At `warn` the key read and authorize are answered in front of Fastify; the list is Fastify's.
-    const testApp = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn", ...(await backendEnv()) } });
+    const testApp = await buildTestApp({ env: await backendEnv() });
     await testApp.app.listen({ port: 0, host: "127.0.0.1" });
     const { port } = testApp.app.server.address() as AddressInfo;
     return { testApp, owner: await testApp.createOrganization(), port };
   }
 
-  test("on one connection, a wrong secret right after the right one is refused, in front of Fastify and in it", async () => {
+  test("on one connection, a wrong secret right after the right one is refused", async () => {
     const { owner, port } = await listening();
     const connection = oneConnection(port);
     const read = `/v1/api-keys/${owner.id}`;
@@ -82,7 +80,7 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
     expect(ports.size).toBe(1);
   });
 
-  test("a proved secret with another key's api_id, or with an unknown one, is refused", async () => {
+  test("a secret that worked, with another key's api_id or with an unknown one, is refused", async () => {
     const { testApp, owner, port } = await listening();
     const other = await seedKey(testApp, owner, { permissions: ["api_keys:read"] });
     const connection = oneConnection(port);
@@ -109,7 +107,7 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
     expect(statuses).toEqual([200, 401, 200]);
   });
 
-  test("a key disabled through another connection is refused on the next request of the one that proved it", async () => {
+  test("a key disabled through another connection is refused on the next request of the one that used it", async () => {
     const { testApp, owner, port } = await listening();
     const reader = await seedKey(testApp, owner, { permissions: ["api_keys:read"] });
     const connection = oneConnection(port);
@@ -123,7 +121,7 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
     connection.close();
   });
 
-  test("a service token revoked elsewhere is refused on the next authorize of the connection that proved it", async () => {
+  test("a service token revoked elsewhere is refused on the next authorize of the connection that used it", async () => {
     const { testApp, owner, port } = await listening();
     const { record, token } = await testApp.services.serviceTokens.create("renderer");
     const connection = oneConnection(port);
@@ -137,7 +135,7 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
     const allowed = await authorize(token);
     expect(allowed.status).toBe(200);
     expect(JSON.parse(allowed.body)).toMatchObject({ allowed: true, status: 200 });
-    // A token one character off, right after the proved one: refused.
+    // A token one character off, right after the right one: refused.
     const near = oneCharacterOff(token);
     expect(JSON.parse((await authorize(near)).body).code).toBe("invalid_service_token");
     expect((await authorize(token)).status).toBe(200);
@@ -150,12 +148,12 @@ function provedSecretCases(backendEnv: () => Promise<Record<string, string>>) {
   });
 }
 
-describe("SQLite", () => provedSecretCases(async () => ({})));
+describe("SQLite", () => keepAliveCases(async () => ({})));
 
 // There the caller's key is cached by record version and confirmed by the rate-limit script
-// (access-decision.ts, decideOnCachedCaller): the proved secret must not bypass that either.
+// (access-decision.ts, decideOnCachedCaller): its secret is checked on every request all the same.
 describeWithServices(["postgres", "redis"], "PostgreSQL + Redis", (services) =>
-  provedSecretCases(async () => {
+  keepAliveCases(async () => {
     const schema = await createPostgresSchema(services.postgres);
     onTestFinished(() => schema.drop());
     return {

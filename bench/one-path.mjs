@@ -1,0 +1,166 @@
+// The goals of latchkey's hot routes, in one run: the key read, authorize without and with a credit
+// (SQLite) and the key read on PostgreSQL + Redis, each against a bare Fastify GET route (no logger)
+// measured in the same interleaved rounds, at the default log level `info` (with the access log) and
+// at `warn`. Every server runs in its own process; autocannon, 10 connections. See bench/README.md.
+//   npm run build && node bench/one-path.mjs [--duration 10] [--rounds 3] [--warmup 3]
+//     [--levels info,warn] [--compare <other dist>]... [--no-postgres]
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { measureInterleaved } from "./lib/load.mjs";
+import { markdownTable } from "./lib/report.mjs";
+import { startServer } from "./lib/server-process.mjs";
+import { median, perRoundRatios } from "./lib/stats.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "..");
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    rounds: { type: "string", default: "3" },
+    warmup: { type: "string", default: "3" },
+    connections: { type: "string", default: "10" },
+    levels: { type: "string", default: "info,warn" },
+    dist: { type: "string", default: join(repo, "dist") },
+    compare: { type: "string", multiple: true, default: [] },
+    "no-postgres": { type: "boolean", default: false },
+  },
+});
+const options = {
+  duration: Number(values.duration),
+  rounds: Number(values.rounds),
+  warmup: Number(values.warmup),
+};
+const load = { connections: Number(values.connections), pipelining: 1 };
+const levels = values.levels.split(",").filter(Boolean);
+const log = (line) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Each goal: the route measured, the server that has it, and the ratio to bare it must reach. */
+const GOALS = [
+  { route: "latchkey", server: "sqlite", name: "key read", goal: 0.6 },
+  { route: "authorize", server: "sqlite", name: "authorize", goal: 0.6 },
+  { route: "authorize+credit", server: "sqlite", name: "authorize + 1 credit", goal: 0.4 },
+  { route: "latchkey-pg-redis", server: "postgres", name: "key read, PostgreSQL + Redis", goal: 0.3 },
+].filter((goal) => !(values["no-postgres"] && goal.server === "postgres"));
+
+const SERVER_SCRIPTS = {
+  sqlite: join(here, "servers", "latchkey.mjs"),
+  postgres: join(here, "scale-out-server.mjs"),
+};
+
+const builds = [{ label: "", dist: resolve(values.dist) }, ...values.compare.map(compareBuild)];
+for (const { dist } of builds) {
+  if (!existsSync(join(dist, "app.js"))) throw new Error(`${dist}/app.js is missing: build it first`);
+}
+
+const servers = [];
+const budgetSeconds = 120 + 60 * (options.warmup + options.rounds * (options.duration + 2));
+const watchdog = setTimeout(() => {
+  log(`run exceeded its ${budgetSeconds} s budget; stopping`);
+  for (const server of servers) server.kill();
+  process.exit(2);
+}, budgetSeconds * 1000);
+
+try {
+  const bare = await startServer(join(here, "servers", "bare.mjs"));
+  servers.push(bare);
+  const targets = [{ name: "bare", target: bare.targets.bare, server: bare }];
+  // The compared builds at the default level only: an A/B of a change as users run it.
+  const variants = builds.flatMap((build, i) =>
+    (i === 0 ? levels : ["info"]).map((level) => ({ ...build, level })),
+  );
+  for (const variant of variants) {
+    for (const kind of new Set(GOALS.map((goal) => goal.server))) {
+      const server = await startServer(SERVER_SCRIPTS[kind], {
+        env: { BENCH_DIST: variant.dist, BENCH_LOG_LEVEL: variant.level, BENCH_BREAKDOWN: "0" },
+      });
+      servers.push(server);
+      for (const goal of GOALS.filter((g) => g.server === kind)) {
+        targets.push({
+          name: `${goal.route}@${variant.level}${variant.label}`,
+          target: server.targets[goal.route],
+          server,
+          goal,
+          variant,
+        });
+      }
+    }
+  }
+  await measureInterleaved(targets, { options, load, log });
+  for (const server of servers) await server.stop();
+
+  const baseline = targets[0];
+  const results = {
+    date: new Date().toISOString(),
+    command: `node bench/one-path.mjs ${process.argv.slice(2).join(" ")}`.trim(),
+    machine: {
+      node: process.version,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      cpuCount: cpus().length,
+      loadAverageAtEnd: loadavg(),
+    },
+    options: { ...options, ...load, levels },
+    bare: { rounds: baseline.rounds.map((round) => round.requestsPerSecond) },
+    targets: targets.slice(1).map(({ name, goal, variant, rounds }) => {
+      const perRound = perRoundRatios(rounds, baseline.rounds);
+      return {
+        name,
+        what: goal.name,
+        level: variant.level,
+        build: variant.label ? variant.dist : "dist",
+        goal: goal.goal,
+        requestsPerSecond: rounds.map((round) => round.requestsPerSecond),
+        serverCpuUsPerRequest: median(rounds.map((round) => round.serverCpuUsPerRequest)),
+        perRound,
+        ratio: median(perRound),
+      };
+    }),
+  };
+  process.stdout.write(`${render(results)}\n`);
+  mkdirSync(join(here, "results"), { recursive: true });
+  writeFileSync(join(here, "results", "one-path-latest.json"), `${JSON.stringify(results, null, 2)}\n`);
+  log("wrote bench/results/one-path-latest.json");
+} catch (error) {
+  for (const server of servers) server.kill();
+  throw error;
+} finally {
+  clearTimeout(watchdog);
+}
+
+/** `--compare path/to/dist`: another build, reported under its folder's name. */
+function compareBuild(dist) {
+  const absolute = resolve(dist);
+  const name = basename(absolute) === "dist" ? basename(dirname(absolute)) : basename(absolute);
+  return { label: ` (${name})`, dist: absolute };
+}
+
+function render(results) {
+  const rps = (value) => Math.round(value).toLocaleString("en-US");
+  const ratio = (value) => value.toFixed(2);
+  const rows = results.targets.map((target) => [
+    target.what,
+    `${target.level}${target.build === "dist" ? "" : ` ${basename(dirname(target.build))}`}`,
+    `${ratio(target.ratio)} (${target.perRound.map(ratio).join(", ")})`,
+    `>= ${target.goal}`,
+    target.ratio >= target.goal ? "met" : "NOT met",
+    target.requestsPerSecond.map(rps).join(", "),
+    target.serverCpuUsPerRequest === null ? "n/a" : target.serverCpuUsPerRequest.toFixed(0),
+  ]);
+  const table = markdownTable(
+    ["route", "log level", "ratio to bare: median (rounds)", "goal", "", "req/s per round", "CPU µs/req"],
+    [false, false, true, false, false, true, true],
+    rows,
+  );
+  return [
+    `bare Fastify GET, req/s per round: ${results.bare.rounds.map(rps).join(", ")}`,
+    "",
+    table,
+    "",
+    `${results.command}; ${results.options.rounds} interleaved rounds of ${results.options.duration} s, ` +
+      `${results.options.connections} connections; Node ${results.machine.node}, ` +
+      `${results.machine.cpuCount} x ${results.machine.cpuModel}; load average at the end ` +
+      `${results.machine.loadAverageAtEnd.map((value) => value.toFixed(1)).join(" ")}.`,
+  ].join("\n");
+}
