@@ -10,16 +10,16 @@ import { NO_STORE } from "./no-store.js";
  * an organization or a key (docs/metrics.md says how to keep the page private anyway).
  */
 export function registerMetrics(app: FastifyInstance, metrics: LatchkeyMetrics): void {
-  // One pair of tallies per label set, kept: the request only adds to them (metrics/tallies.ts). The
-  // set is bounded (methods x route patterns x statuses).
+  // One pair of prom-client series per label set, looked up by one string. The set is bounded (methods
+  // x route patterns x statuses).
   const series = new Map<string, (seconds: number) => void>();
   const seriesFor = (method: string, route: string, status: number) => {
     const key = `${method} ${route} ${status}`;
     let count = series.get(key);
     if (!count) {
       const labels = { method, route, status: String(status) };
-      const requests = metrics.httpRequests.tally(labels);
-      const duration = metrics.httpDuration.tally(labels);
+      const requests = metrics.httpRequests.labels(labels);
+      const duration = metrics.httpDuration.labels(labels);
       count = (seconds) => {
         requests.inc();
         duration.observe(seconds);

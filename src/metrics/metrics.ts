@@ -1,5 +1,4 @@
-import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import { TalliedCounter, TalliedHistogram } from "./tallies.js";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** What the gauges read at scrape time: the limiter in use and the database connections. */
 export interface MetricSources {
@@ -13,26 +12,22 @@ export interface MetricSources {
   databasePool: (() => { total: number; idle: number; waiting: number }) | undefined;
 }
 
-/**
- * Every latchkey metric, in one registry per app (tests build many apps in one process). The ones a
- * request touches are tallied (tallies.ts): a request adds to plain numbers, prom-client reads them
- * when scraped.
- */
+/** Every latchkey metric, in one registry per app (tests build many apps in one process). */
 export interface LatchkeyMetrics {
   /** The registry `/metrics` renders. */
   registry: Registry;
   /** HTTP requests by method, route pattern and status. */
-  httpRequests: TalliedCounter<"method" | "route" | "status">;
+  httpRequests: Counter<"method" | "route" | "status">;
   /** HTTP request duration in seconds, by the same labels. */
-  httpDuration: TalliedHistogram<"method" | "route" | "status">;
+  httpDuration: Histogram<"method" | "route" | "status">;
   /** Management rate-limit decisions by operation group and outcome (`allowed`, `limited`). */
-  rateLimitDecisions: TalliedCounter<"group" | "outcome">;
+  rateLimitDecisions: Counter<"group" | "outcome">;
   /** Access decisions by surface (`rest`, `authorize`, `forward_auth`, ...) and outcome. */
-  accessDecisions: TalliedCounter<"surface" | "outcome">;
+  accessDecisions: Counter<"surface" | "outcome">;
   /** Image credits consumed by allowed decisions. */
-  creditsConsumed: TalliedCounter<never>;
+  creditsConsumed: Counter;
   /** Reads of the PostgreSQL + Redis record cache, by record and outcome (`hit`, `miss`, `dropped`). */
-  recordCacheReads: TalliedCounter<"record" | "outcome">;
+  recordCacheReads: Counter<"record" | "outcome">;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -93,37 +88,37 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
 
   return {
     registry,
-    httpRequests: new TalliedCounter({
+    httpRequests: new Counter({
       name: "latchkey_http_requests_total",
       help: "HTTP requests answered, by method, route pattern (never the raw URL) and status.",
       labelNames: ["method", "route", "status"],
       registers,
     }),
-    httpDuration: new TalliedHistogram({
+    httpDuration: new Histogram({
       name: "latchkey_http_request_duration_seconds",
       help: "Time from receiving a request to sending its response, by method, route pattern and status.",
       labelNames: ["method", "route", "status"],
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    rateLimitDecisions: new TalliedCounter({
+    rateLimitDecisions: new Counter({
       name: "latchkey_rate_limit_decisions_total",
       help: "Management rate-limit decisions by operation group and outcome (allowed, limited).",
       labelNames: ["group", "outcome"],
       registers,
     }),
-    accessDecisions: new TalliedCounter({
+    accessDecisions: new Counter({
       name: "latchkey_access_decisions_total",
       help: "Access decisions by surface (rest, authorize, forward_auth) and outcome (allowed or the error code).",
       labelNames: ["surface", "outcome"],
       registers,
     }),
-    creditsConsumed: new TalliedCounter({
+    creditsConsumed: new Counter({
       name: "latchkey_credits_consumed_total",
       help: "Image credits consumed by allowed requests.",
       registers,
     }),
-    recordCacheReads: new TalliedCounter({
+    recordCacheReads: new Counter({
       name: "latchkey_record_cache_reads_total",
       help: "PostgreSQL + Redis record cache reads, by record (caller_key, key_by_id) and outcome (hit, miss, dropped).",
       labelNames: ["record", "outcome"],

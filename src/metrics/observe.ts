@@ -1,7 +1,22 @@
 import type { ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { AccessControl, AccessDecision } from "../services/access-decision.js";
 import type { LatchkeyMetrics } from "./metrics.js";
-import { perKey } from "./tallies.js";
+
+/**
+ * `create(key)`, made once per key and then looked up: a request finds its label set's series (a
+ * prom-client child) by a string it already holds (an outcome, a group).
+ */
+function perKey<T>(create: (key: string) => T): (key: string) => T {
+  const made = new Map<string, T>();
+  return (key) => {
+    let found = made.get(key);
+    if (found === undefined) {
+      found = create(key);
+      made.set(key, found);
+    }
+    return found;
+  };
+}
 
 /** Where an access decision was asked for: one label value per adapter. */
 export type AccessSurface = "rest" | "authorize" | "forward_auth" | "mcp";
@@ -16,8 +31,8 @@ export function observeAccess(
   surface: AccessSurface,
 ): AccessControl {
   if (!metrics) return access;
-  const outcomes = perKey((outcome) => metrics.accessDecisions.tally({ surface, outcome }));
-  const credits = metrics.creditsConsumed.tally();
+  const outcomes = perKey((outcome) => metrics.accessDecisions.labels({ surface, outcome }));
+  const credits = metrics.creditsConsumed;
   const count = (decision: AccessDecision): AccessDecision => {
     outcomes(decision.allowed ? "allowed" : decision.error.code).inc();
     const consumed = decision.credits?.consumed ?? 0;
@@ -38,8 +53,8 @@ export function observeRateLimit(
 ): ManagementRateLimit {
   if (!metrics) return rateLimit;
   const groups = perKey((group) => ({
-    allowed: metrics.rateLimitDecisions.tally({ group, outcome: "allowed" }),
-    limited: metrics.rateLimitDecisions.tally({ group, outcome: "limited" }),
+    allowed: metrics.rateLimitDecisions.labels({ group, outcome: "allowed" }),
+    limited: metrics.rateLimitDecisions.labels({ group, outcome: "limited" }),
   }));
   const count = (group: string, outcome: "allowed" | "limited") => groups(group)[outcome].inc();
   return {
@@ -57,10 +72,10 @@ export function observeRateLimit(
   };
 }
 
-/** Counts the record cache's reads, one tally kept per (record, outcome): this runs on every read. */
+/** Counts the record cache's reads, one series kept per (record, outcome): this runs on every read. */
 export function countRecordCacheReads(metrics: LatchkeyMetrics): (record: string, outcome: string) => void {
   const records = perKey((record) =>
-    perKey((outcome) => metrics.recordCacheReads.tally({ record, outcome })),
+    perKey((outcome) => metrics.recordCacheReads.labels({ record, outcome })),
   );
   return (record, outcome) => records(record)(outcome).inc();
 }
