@@ -27,6 +27,7 @@ import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
+import { keepCoherent } from "./cache/coherence.js";
 import type { Freshness } from "./cache/freshness.js";
 import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
@@ -55,7 +56,6 @@ import { createServiceTokenService, type ServiceTokenService } from "./services/
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
-import { withRecordVersions } from "./store/record-version-stores.js";
 import { stderrLog } from "./warning-log.js";
 
 /**
@@ -110,19 +110,16 @@ export async function createServices(
         databasePool: stores.poolStats,
       })
     : null;
-  const versioned =
-    redis && stores.dialect === "postgres"
-      ? withRecordVersions(stores.keys, {
-          redis: async () => redis,
-          prefix: config.redisPrefix,
-          cache: config.recordCache,
-          usable: () => limiter?.healthy ?? false,
-          now: () => clock.now(),
-          log,
-          ...(metrics ? { onRead: countRecordCacheReads(metrics) } : {}),
-        })
-      : undefined;
-  const store = versioned?.keys ?? stores.keys;
+  const coherence = keepCoherent(stores, {
+    redis: redis && (async () => redis),
+    prefix: config.redisPrefix,
+    cache: config.recordCache,
+    usable: () => limiter?.healthy ?? false,
+    now: () => clock.now(),
+    log,
+    ...(metrics ? { onRead: countRecordCacheReads(metrics) } : {}),
+  });
+  const store = coherence.keys;
   const hasher = createSecretHasher(config.secretPepper);
   try {
     limiter = await createRateLimiter({
@@ -130,7 +127,7 @@ export async function createServices(
       clock,
       log,
       ...(redis ? { redis } : {}),
-      ...(versioned ? { onRecover: versioned.clear } : {}),
+      onRecover: coherence.clear,
     });
   } catch (error) {
     redis?.disconnect();
@@ -147,7 +144,7 @@ export async function createServices(
       // change applies on the next request. Elsewhere (PostgreSQL) they are read at most once a second.
       ...(stores.freshness ? { overridesTtlMs: 0 } : {}),
       namespace: config.redisPrefix,
-      ...(versioned?.versions ? { versions: versioned.versions } : {}),
+      ...(coherence.versions ? { versions: coherence.versions } : {}),
       now: () => clock.now(),
     }),
     metrics,
@@ -169,7 +166,7 @@ export async function createServices(
       plans,
       credits,
       lastUse,
-      ...(versioned?.callers ? { callers: versioned.callers } : {}),
+      ...(coherence.callers ? { callers: coherence.callers } : {}),
     }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
@@ -180,7 +177,7 @@ export async function createServices(
     awsExternalIds: createAwsExternalIdService(stores.resources),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
-    cacheSizes: versioned?.cacheSizes ?? stores.cacheSizes,
+    cacheSizes: coherence.cacheSizes,
   };
 }
 

@@ -10,7 +10,7 @@ interface Waiting {
 /**
  * Gathers the consumptions asked for while the current callback's promise jobs run, and hands them to
  * `runBatch` together once those jobs are done (`process.nextTick`, which runs after the microtask
- * queue drains). The requests of one event-loop turn are let go together (sqlite-freshness.ts), so
+ * queue drains). The requests of one event-loop turn are let go together (../cache/sqlite-freshness.ts), so
  * their decisions reach their credits in the same drain and share one commit, and every one of them is
  * answered in that same turn. With `setImmediate` the batch waited for the next turn, and its answers
  * with it: about 44 against 38 µs of CPU per credited authorize (bench/README.md, "Credits in the turn
