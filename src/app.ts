@@ -221,7 +221,6 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   const services = await createServices(config, clock, app.log);
   const freshness = services.freshness;
