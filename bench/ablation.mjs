@@ -15,7 +15,7 @@ const REMOVALS = {
   "freshness-check": {
     what: "PRAGMA data_version not asked: other processes' writes (the CLI) would go unseen",
     edits: [
-      ["store/sqlite-freshness.js", "const version = dataVersion.get();", "const version = lastDataVersion;"],
+      ["cache/sqlite-freshness.js", "const version = dataVersion.get();", "const version = lastDataVersion;"],
     ],
   },
   metrics: {

@@ -1,5 +1,5 @@
 // Latency of the core read at fixed arrival rates (open loop), to see what holding a request until the
-// end of its event-loop turn (src/store/sqlite-freshness.ts) costs when the server is not saturated.
+// end of its event-loop turn (src/cache/sqlite-freshness.ts) costs when the server is not saturated.
 // Each build serves in its own process; the rates alternate between the builds, each for --duration s.
 //   node bench/open-loop.mjs [--rate 200 --rate 2000] [--duration 8] [--compare <other dist>]
 // autocannon's own scheduling is in these latencies: compare builds in the same run, not absolutes.

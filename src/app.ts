@@ -21,6 +21,7 @@ import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
+import { keepCoherent } from "./cache/coherence.js";
 import type { Freshness } from "./cache/freshness.js";
 import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
@@ -49,7 +50,6 @@ import { createServiceTokenService, type ServiceTokenService } from "./services/
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
-import { withRecordVersions } from "./store/record-version-stores.js";
 import { stderrLog } from "./warning-log.js";
 
 /**
@@ -104,19 +104,16 @@ export async function createServices(
         databasePool: stores.poolStats,
       })
     : null;
-  const versioned =
-    redis && stores.dialect === "postgres"
-      ? withRecordVersions(stores.keys, {
-          redis: async () => redis,
-          prefix: config.redisPrefix,
-          cache: config.recordCache,
-          usable: () => limiter?.healthy ?? false,
-          now: () => clock.now(),
-          log,
-          ...(metrics ? { onRead: countRecordCacheReads(metrics) } : {}),
-        })
-      : undefined;
-  const store = versioned?.keys ?? stores.keys;
+  const coherence = keepCoherent(stores, {
+    redis: redis && (async () => redis),
+    prefix: config.redisPrefix,
+    cache: config.recordCache,
+    usable: () => limiter?.healthy ?? false,
+    now: () => clock.now(),
+    log,
+    ...(metrics ? { onRead: countRecordCacheReads(metrics) } : {}),
+  });
+  const store = coherence.keys;
   const hasher = createSecretHasher(config.secretPepper);
   try {
     limiter = await createRateLimiter({
@@ -124,7 +121,7 @@ export async function createServices(
       clock,
       log,
       ...(redis ? { redis } : {}),
-      ...(versioned ? { onRecover: versioned.clear } : {}),
+      onRecover: coherence.clear,
     });
   } catch (error) {
     redis?.disconnect();
@@ -141,7 +138,7 @@ export async function createServices(
       // change applies on the next request. Elsewhere (PostgreSQL) they are read at most once a second.
       ...(stores.freshness ? { overridesTtlMs: 0 } : {}),
       namespace: config.redisPrefix,
-      ...(versioned?.versions ? { versions: versioned.versions } : {}),
+      ...(coherence.versions ? { versions: coherence.versions } : {}),
       now: () => clock.now(),
     }),
     metrics,
@@ -163,7 +160,7 @@ export async function createServices(
       plans,
       credits,
       lastUse,
-      ...(versioned?.callers ? { callers: versioned.callers } : {}),
+      ...(coherence.callers ? { callers: coherence.callers } : {}),
     }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
@@ -174,7 +171,7 @@ export async function createServices(
     awsExternalIds: createAwsExternalIdService(stores.resources),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
-    cacheSizes: versioned?.cacheSizes ?? stores.cacheSizes,
+    cacheSizes: coherence.cacheSizes,
   };
 }
 
@@ -221,7 +218,6 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   const services = await createServices(config, clock, app.log);
   const freshness = services.freshness;

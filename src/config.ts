@@ -1,4 +1,5 @@
-import { Ajv } from "ajv";
+import { ajvFor } from "./validation/ajv.js";
+import { describeIssues, type InputIssue } from "./validation/issues.js";
 import { type Static, Type } from "typebox";
 
 /** Every setting latchkey reads from the environment; the only place `process.env` is read. */
@@ -6,8 +7,14 @@ const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: "127.0.0.1" }),
   LATCHKEY_DATABASE_URL: Type.String({ default: "sqlite:./data/latchkey.db" }),
-  LATCHKEY_REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://" })),
-  LATCHKEY_REDIS_PREFIX: Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$", default: "latchkey" }),
+  LATCHKEY_REDIS_URL: Type.Optional(
+    Type.String({ pattern: "^rediss?://", description: "a redis:// or rediss:// URL" }),
+  ),
+  LATCHKEY_REDIS_PREFIX: Type.String({
+    pattern: "^[A-Za-z0-9_.:-]{1,64}$",
+    default: "latchkey",
+    description: "1 to 64 letters, digits, '_', '.', ':' or '-'",
+  }),
   LATCHKEY_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
@@ -18,6 +25,7 @@ const ConfigSchema = Type.Object({
     Type.String({
       pattern:
         "^\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+)(\\s*,\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+))*\\s*$",
+      description: "host names separated by commas (no scheme, port or path), e.g. latchkey.example.com",
     }),
   ),
   LATCHKEY_LOG_LEVEL: Type.Union(
@@ -72,12 +80,20 @@ export interface Config {
   recordCache: boolean;
 }
 
-const validate = new Ajv({
-  coerceTypes: true,
-  useDefaults: true,
-  allErrors: true,
-  strict: false,
-}).compile<RawConfig>(ConfigSchema);
+// Environment variables are text: the `text` rules coerce "8080" to 8080 and fill in the defaults.
+const validate = ajvFor("text").compile<RawConfig>(ConfigSchema);
+
+/** Variables whose value is never repeated in a message: it is a secret. */
+const SECRET_VARIABLES = new Set(["LATCHKEY_SECRET_PEPPER"]);
+
+/** "LATCHKEY_LOG_LEVEL is 'verbose'; use one of fatal, error, ...": the variable, its value, what fits. */
+function configProblem(issue: InputIssue): string {
+  const name = issue.path.slice(1) || "configuration";
+  const given = SECRET_VARIABLES.has(name)
+    ? `is ${String(issue.value ?? "").length} characters long`
+    : `is '${String(issue.value)}'`;
+  return issue.expected ? `${name} ${given}; use ${issue.expected}` : `${name} ${given}: it ${issue.message}`;
+}
 
 /** Reads and checks the environment once; a bad value stops the process with a message naming it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -87,9 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     if (value !== undefined && value !== "") raw[name] = value;
   }
   if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map(
-      (e) => `${e.instancePath.slice(1) || "config"} ${e.message}`,
-    );
+    const problems = describeIssues(validate.errors ?? []).map(configProblem);
     throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }
   const config = raw as RawConfig;

@@ -55,6 +55,60 @@ test.each([
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid configuration: .*${named}`));
 });
 
+test.each([
+  [
+    "LATCHKEY_LOG_LEVEL",
+    "verbose",
+    "LATCHKEY_LOG_LEVEL is 'verbose'; use one of fatal, error, warn, info, debug, trace, silent",
+  ],
+  ["LATCHKEY_LOG_FORMAT", "xml", "LATCHKEY_LOG_FORMAT is 'xml'; use one of json, pretty"],
+  ["LATCHKEY_METRICS", "yes", "LATCHKEY_METRICS is 'yes'; use one of on, off"],
+  ["PORT", "eighty", "PORT is 'eighty'; use an integer from 0 to 65535"],
+  ["PORT", "70000", "PORT is '70000'; use an integer from 0 to 65535"],
+  [
+    "LATCHKEY_RATE_WINDOW_SECONDS",
+    "0",
+    "LATCHKEY_RATE_WINDOW_SECONDS is '0'; use an integer from 1 to 86400",
+  ],
+  [
+    "LATCHKEY_RATE_WINDOW_SECONDS",
+    "1.5",
+    "LATCHKEY_RATE_WINDOW_SECONDS is '1.5'; use an integer from 1 to 86400",
+  ],
+  [
+    "LATCHKEY_REDIS_URL",
+    "127.0.0.1:6379",
+    "LATCHKEY_REDIS_URL is '127.0.0.1:6379'; use a redis:// or rediss:// URL",
+  ],
+  [
+    "LATCHKEY_REDIS_PREFIX",
+    "a b",
+    "LATCHKEY_REDIS_PREFIX is 'a b'; use 1 to 64 letters, digits, '_', '.', ':' or '-'",
+  ],
+  [
+    "LATCHKEY_MCP_ALLOWED_HOSTS",
+    "https://latchkey.example.com",
+    "LATCHKEY_MCP_ALLOWED_HOSTS is 'https://latchkey.example.com'; use host names separated by commas (no scheme, port or path), e.g. latchkey.example.com",
+  ],
+])("a bad %s (%j) is told the variable, the value and what to use instead", (name, value, message) => {
+  expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);
+  // One sentence per variable, none of Ajv's own ("must be equal to constant", "anyOf").
+  expect(() => loadConfig({ [name]: value })).not.toThrow(/constant|anyOf|must match/);
+});
+
+test("a pepper that is too short is told its length, never its value", () => {
+  expect(() => loadConfig({ LATCHKEY_SECRET_PEPPER: "short-secret" })).toThrow(
+    "Invalid configuration: LATCHKEY_SECRET_PEPPER is 12 characters long; use at least 16 characters",
+  );
+  expect(() => loadConfig({ LATCHKEY_SECRET_PEPPER: "short-secret" })).not.toThrow(/short-secret/);
+});
+
+test("every bad variable is named, each once", () => {
+  expect(() => loadConfig({ PORT: "x", LATCHKEY_LOG_LEVEL: "verbose" })).toThrow(
+    "Invalid configuration: PORT is 'x'; use an integer from 0 to 65535; LATCHKEY_LOG_LEVEL is 'verbose'; use one of fatal, error, warn, info, debug, trace, silent",
+  );
+});
+
 test("with a pepper, keys authenticate and the stored hash is not the plain SHA-256 one", async () => {
   const pepper = "a-long-enough-server-pepper";
   const { app, owner, testApp } = await ownerApp({ env: { LATCHKEY_SECRET_PEPPER: pepper } });

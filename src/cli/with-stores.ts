@@ -8,7 +8,7 @@ import { stderrLog } from "../warning-log.js";
  * database modules are imported on use, so that `latchkey keys ...` does not load the drivers.
  *
  * On PostgreSQL with LATCHKEY_REDIS_URL, a change of a key record moves its organization's record
- * version in Redis like a server's does (src/store/versioned-writes.ts), so running nodes stop serving
+ * version in Redis like a server's does (src/cache/redis-record-versions.ts), so running nodes stop serving
  * their cached copies at once; Redis is connected on the first such change only, and a change it
  * cannot announce is refused. Without LATCHKEY_REDIS_URL the CLI must not change key records of a
  * database that nodes serve with Redis (docs/caching.md).
@@ -18,26 +18,26 @@ export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promi
   const config = loadConfig();
   const stores = await openStores(config.databaseUrl);
   let redis: Redis | undefined;
-  let keys = stores.keys;
+  let connect: (() => Promise<Redis>) | undefined;
   if (config.redisUrl && stores.dialect === "postgres") {
-    const { withRecordVersions } = await import("../store/record-version-stores.js");
     const { openRedis, waitUntilReady } = await import("../ratelimit/redis-connection.js");
     const url = config.redisUrl;
-    const connect = async () => {
+    connect = async () => {
       redis ??= openRedis(url);
       if (!(await waitUntilReady(redis, 3000)))
         throw new Error(`Redis at LATCHKEY_REDIS_URL does not answer`);
       return redis;
     };
-    keys = withRecordVersions(stores.keys, {
-      redis: connect,
-      prefix: config.redisPrefix,
-      cache: false,
-      usable: () => false,
-      now: Date.now,
-      log: stderrLog,
-    }).keys;
   }
+  const { keepCoherent } = await import("../cache/coherence.js");
+  const { keys } = keepCoherent(stores, {
+    redis: connect,
+    prefix: config.redisPrefix,
+    cache: false,
+    usable: () => false,
+    now: Date.now,
+    log: stderrLog,
+  });
   try {
     return await work({ ...stores, keys });
   } finally {

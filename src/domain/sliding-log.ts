@@ -37,18 +37,3 @@ export function decideSlidingLog(
   }
   return { type: "allow", remaining: quota - held.count - 1, resetMs: oldest + windowMs - now };
 }
-
-/**
- * Index of the first admission at or after `from` that still holds a slot at `now`, in a log sorted
- * oldest first: admissions at or before `now - windowMs` have left the window.
- */
-export function firstLiveIndex(
-  admissions: readonly number[],
-  from: number,
-  now: number,
-  windowMs: number,
-): number {
-  let index = from;
-  while (index < admissions.length && (admissions[index] as number) + windowMs <= now) index++;
-  return index;
-}

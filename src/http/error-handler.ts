@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
-import { ERROR_STATUS, type ErrorCode, LatchkeyError, type ValidationIssue } from "../domain/errors.js";
+import type { ErrorObject } from "ajv";
+import { ERROR_STATUS, type ErrorCode, LatchkeyError } from "../domain/errors.js";
+import { invalidRequest } from "../validation/issues.js";
 import { WWW_AUTHENTICATE } from "./decision-headers.js";
 import type { ErrorBody } from "./schemas.js";
 
@@ -27,39 +29,11 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: "invalid_request",
 };
 
-type AjvIssue = NonNullable<FastifyError["validation"]>[number];
-
-function describeIssue(issue: AjvIssue, part: string | undefined): ValidationIssue {
-  const prefix = part === undefined || part === "body" ? "" : `/${part === "querystring" ? "query" : part}`;
-  const params = issue.params as Record<string, unknown>;
-  if (issue.keyword === "additionalProperties") {
-    const member = String(params.additionalProperty);
-    const hint = member === "enabled" ? ' (the request field is "disabled", its inverse)' : "";
-    return { path: `${prefix}${issue.instancePath}/${member}`, message: `is not a known field${hint}` };
-  }
-  if (issue.keyword === "required") {
-    return {
-      path: `${prefix}${issue.instancePath}/${String(params.missingProperty)}`,
-      message: "is required",
-    };
-  }
-  if (issue.keyword === "type" && issue.instancePath === "" && part === "body") {
-    return { path: "/", message: "must be a JSON object: this request needs a body" };
-  }
-  if (issue.keyword === "type" && Array.isArray(params.type)) {
-    return { path: `${prefix}${issue.instancePath}` || "/", message: `must be ${params.type.join(" or ")}` };
-  }
-  return { path: `${prefix}${issue.instancePath}` || "/", message: issue.message ?? "is invalid" };
-}
-
 function toLatchkeyError(error: FastifyError): LatchkeyError {
   if (error instanceof LatchkeyError) return error;
   const code = error.code ? FASTIFY_CODES[error.code] : undefined;
-  if (error.validation) {
-    const issues = error.validation.map((issue) => describeIssue(issue, error.validationContext));
-    const summary = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
-    return new LatchkeyError("invalid_request", `Invalid request: ${summary}.`, { validationErrors: issues });
-  }
+  // Fastify hands on Ajv's own errors (src/validation/ajv.ts), which carry what the translator needs.
+  if (error.validation) return invalidRequest(error.validation as ErrorObject[], error.validationContext);
   if (code) return new LatchkeyError(code, error.message);
   return new LatchkeyError("internal", "Internal server error.");
 }

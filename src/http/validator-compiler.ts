@@ -1,23 +1,12 @@
-import { Ajv } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
+import { ajvFor } from "../validation/ajv.js";
 
 /**
- * Two validators, because the parts of a request differ. Bodies are JSON and must be exact: no type
- * coercion (`"disabled": "true"` is not a boolean) and no silently dropped members (a client sending
- * `enabled` must learn the field is `disabled`). Query strings and path parameters are text by nature,
- * so they are coerced (`count=10`) and a single `with_permission` becomes a one-element array.
+ * Bodies are JSON and checked exactly; query strings and path parameters are text, coerced
+ * (src/validation/ajv.ts says why).
  */
-const strictBodies = new Ajv({ allErrors: true, coerceTypes: false, removeAdditional: false, strict: false });
-const textParts = new Ajv({
-  allErrors: true,
-  coerceTypes: "array",
-  useDefaults: true,
-  removeAdditional: false,
-  strict: false,
-});
-
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === "body" ? strictBodies : textParts).compile(schema as object);
+  ajvFor(httpPart === "body" ? "json" : "text").compile(schema as object);
 
 /** The validator Fastify uses for a route's `body` schema, for a body read in front of Fastify. */
-export const bodyValidator = (schema: object) => strictBodies.compile(schema);
+export const bodyValidator = (schema: object) => ajvFor("json").compile(schema);

@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { LatchkeyError } from "../domain/errors.js";
 import type { AccessControl } from "../services/access-decision.js";
 import { validateInput } from "../services/validate-input.js";
+import { ajvFor } from "../validation/ajv.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
 import type { McpTool } from "./tool.js";
 import { toolError, toolSuccess } from "./tool-result.js";
@@ -23,8 +24,8 @@ export interface McpContext {
 }
 
 // The SDK's Server builds a new Ajv instance (with its formats) when given no validator: 13% of the
-// server's CPU under load (bench/mcp.mjs and its README). One shared instance serves every request.
-const jsonSchemaValidator = new AjvJsonSchemaValidator();
+// server's CPU under load (bench/mcp.mjs and its README). The one JSON instance serves every request.
+const jsonSchemaValidator = new AjvJsonSchemaValidator(ajvFor("json"));
 
 /**
  * One tool call, in REST's order of checks (DESIGN.md section 4): permission -> plan feature -> rate

@@ -5,7 +5,7 @@ import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } fro
 import { type RateLimitGroup, rateLimitMessage } from "../domain/rate-limit-groups.js";
 import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
-import type { CallerCache } from "../store/version-cached-keys.js";
+import type { CallerCache } from "../cache/coherence.js";
 import { authenticate, parseBasicCredentials } from "./authenticate.js";
 import type { CreditLedger, CreditOutcome } from "./credits.js";
 import type { LastUseRecorder } from "./last-use.js";
@@ -58,7 +58,10 @@ export interface AccessControlDeps {
   credits: CreditLedger;
   /** Notes each successful authentication (keys' `last_used_at`); never waits, never throws. */
   lastUse?: LastUseRecorder;
-  /** The caller's key cached at a record version (PostgreSQL + Redis); absent where there is none. */
+  /**
+   * Callers' keys a cache holds but only the limiter can confirm (src/cache/README.md); absent where
+   * the key store's reads are exact by themselves or nothing is cached.
+   */
   callers?: CallerCache;
 }
 

@@ -29,7 +29,7 @@ const DECOY_HASH = "0".repeat(64);
 
 /**
  * Resolves the calling key from its Basic credentials. The store may serve the key from an exact cache
- * (src/store/cached-stores.ts: only while no write has happened since it was read), so a key disabled on
+ * (src/cache/exact-cache.ts: only while no write has happened since it was read), so a key disabled on
  * any node or by any process is refused on the very next request everywhere.
  */
 export async function authenticate(

@@ -76,7 +76,7 @@ export function createServiceTokenService(deps: {
       if (typeof presented !== "string") throw invalidServiceToken();
       // The checksum rejects typos and customer secrets (lksk_...) without a database read.
       if (!hasValidServiceTokenChecksum(presented)) throw invalidServiceToken();
-      // The store answers from the database or an exact cache (src/store/cached-stores.ts), so a
+      // The store answers from the database or an exact cache (src/cache/exact-cache.ts), so a
       // revocation is seen on the next request on every node.
       // Hashed once: for the lookup, then compared (in constant time) with what was found.
       const presentedHash = hasher.hash(presented);

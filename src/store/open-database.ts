@@ -16,8 +16,8 @@ import type { Database } from "./schema.js";
 import type { PlanStore } from "./plan-store.js";
 import type { ResourceStore } from "./resource-store.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
-import { withExactCaches } from "./cached-stores.js";
-import { createSqliteFreshness } from "./sqlite-freshness.js";
+import { withExactCaches } from "../cache/exact-cache.js";
+import { createSqliteFreshness } from "../cache/sqlite-freshness.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
 
 const INT8_OID = 20;

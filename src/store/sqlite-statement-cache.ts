@@ -13,7 +13,7 @@ const READ_ONLY = /^\s*(select|begin|commit|end|rollback|savepoint|release|pragm
 /**
  * A key's last use (services/last-use.ts), written about once a minute per active key: were it a
  * change, every active key would empty the caches once a minute. The cached copies of that one key
- * are patched instead (cached-stores.ts); nothing else depends on the column.
+ * are patched instead (../cache/exact-cache.ts); nothing else depends on the column.
  */
 const LAST_USE_ONLY = /^\s*update\s+"?api_keys"?\s+set\s+"?last_used_at"?\s*=\s*\?\s+where\b/i;
 const WRITE_TARGET = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|replace\s+into|update|delete\s+from)\s+"?(\w+)"?/i;
@@ -62,7 +62,7 @@ function reportingWrites(statement: Statement, onWrite: () => void): SqliteState
  * is safe because the driver runs it to completion synchronously (`all`/`run`); the only exception,
  * `iterate` for streamed results, is not used by the store. Few distinct texts exist, but the cache is
  * bounded all the same, dropping the oldest entry. `onWrite` is told, synchronously and before the
- * statement runs, of every statement that may change cached data (sqlite-freshness.ts).
+ * statement runs, of every statement that may change cached data (../cache/sqlite-freshness.ts).
  */
 export function withStatementCache(database: Database, capacity = 256, onWrite?: () => void): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();

@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import { createVersionedCache } from "../../src/cache/versioned-cache.js";
 
-// The PostgreSQL + Redis key cache (src/store/version-cached-keys.ts) relies on these bounds: a key's
+// The PostgreSQL + Redis key cache (src/cache/version-cached-keys.ts) relies on these bounds: a key's
 // `last_used_at` moves without a version bump, so an entry is read again once it is a minute old.
 
 test("an entry is served with its version until it reaches the maximum age, then read again", () => {

@@ -224,3 +224,75 @@ describe("500 internal", () => {
     expect(response.body).not.toMatch(/SQLITE|malformed|\/var\/lib|at .*\.ts/);
   });
 });
+
+describe("400 messages say what is expected, in words", () => {
+  test.each(["count=ten", "count=0", "count=101"])(
+    "?%s: count must be an integer from 1 to 100",
+    async (query) => {
+      const { app, owner } = await ownerApp();
+      const response = await app.inject({
+        method: "GET",
+        url: `/v1/api-keys?${query}`,
+        headers: owner.headers,
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().message).toBe("Invalid request: count must be an integer from 1 to 100.");
+      expect(response.json().validation_errors).toEqual([
+        { path: "/query/count", message: "must be an integer from 1 to 100" },
+      ]);
+    },
+  );
+
+  test("an api_id where a key id belongs is told which id the path expects", async () => {
+    const { app, owner } = await ownerApp();
+    const response = await app.inject({
+      method: "GET",
+      url: `/v1/api-keys/${owner.apiId}`,
+      headers: owner.headers,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toBe(
+      "Invalid request: the id in the path must be a key id (key_...), not an api_id (lkid_...).",
+    );
+    expect(response.json().message).not.toContain(owner.apiId);
+  });
+
+  test("a proxy id where a key id belongs, or an id of no kind, is told which id the path expects", async () => {
+    const { app, owner } = await ownerApp();
+    const proxy = await app.inject({
+      method: "GET",
+      url: "/v1/api-keys/prx_0123456789012345678901",
+      headers: owner.headers,
+    });
+    expect(proxy.json().validation_errors).toEqual([
+      { path: "/params/id", message: "must be a key id (key_...), not a proxy id (prx_...)" },
+    ]);
+    const other = await app.inject({ method: "GET", url: "/v1/api-keys/hello", headers: owner.headers });
+    expect(other.json().validation_errors).toEqual([
+      { path: "/params/id", message: "must be a key id (key_...)" },
+    ]);
+  });
+
+  test("a trailing slash is told the id is empty", async () => {
+    const { app, owner } = await ownerApp();
+    const response = await app.inject({ method: "GET", url: "/v1/api-keys/", headers: owner.headers });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toBe(
+      "Invalid request: the id in the path is empty: expected a key id (key_...) (a trailing slash leaves it empty).",
+    );
+  });
+
+  test("a JSON array as the body is told the body must be a JSON object, not that it needs one", async () => {
+    const { app, owner } = await ownerApp();
+    const response = await app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: { ...owner.headers, "content-type": "application/json" },
+      payload: "[]",
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().validation_errors).toEqual([
+      { path: "/", message: "must be a JSON object, not an array" },
+    ]);
+  });
+});

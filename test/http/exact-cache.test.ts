@@ -3,7 +3,7 @@ import { expect, test } from "vitest";
 import { basicAuth, ownerApp } from "../helpers/build-test-app.js";
 import { keyWith } from "../helpers/http-keys.js";
 
-// The records every request reads are cached (src/store/cached-stores.ts); these are the promises a
+// The records every request reads are cached (src/cache/exact-cache.ts); these are the promises a
 // user relies on within one process. Other processes' writes: test/process/exact-cache.test.ts.
 
 test("unknown api_ids and wrong secrets never grow a cache", async () => {

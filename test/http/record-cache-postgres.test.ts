@@ -18,7 +18,7 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeo
 } as typeof query;
 
 /**
- * The record cache of PostgreSQL + Redis (src/store/version-cached-keys.ts) within one process: what it
+ * The record cache of PostgreSQL + Redis (src/cache/version-cached-keys.ts) within one process: what it
  * saves, what it never holds, and what happens to writes when Redis is away. Across nodes:
  * test/multinode/disable-seen-everywhere.test.ts.
  */

@@ -148,7 +148,7 @@ describe.each(RESOURCE_FAMILIES.map((family) => [family.plural, family] as const
         [tools.get, { id: 42 }, /\/id must be string/],
         [tools.delete, {}, /\/id is required/],
         [tools.list, { count: 0 }, /\/count/],
-        [tools.list, { count: "5" }, /\/count must be integer/],
+        [tools.list, { count: "5" }, /\/count must be an integer from 1 to 100/],
         [tools.list, { page_start: "tampered" }, /page_start|cursor/i],
       ];
       for (const [tool, args, message] of cases) {

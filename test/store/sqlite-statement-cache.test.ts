@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import { changesCachedData } from "../../src/store/sqlite-statement-cache.js";
 
-// Which statements make the SQLite record caches read again (src/store/sqlite-freshness.ts).
+// Which statements make the SQLite record caches read again (src/cache/sqlite-freshness.ts).
 
 test("reads, transactions and the data_version check change nothing cached", () => {
   for (const sql of [

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, test } from "vitest";
-import { createSqliteFreshness } from "../../src/store/sqlite-freshness.js";
+import { createSqliteFreshness } from "../../src/cache/sqlite-freshness.js";
 
 // The signal behind the SQLite record caches: a request must only ever use an answer of
 // `PRAGMA data_version` taken after it started, even though requests that arrive together share one.

@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import type { Freshness } from "../cache/freshness.js";
+import type { Freshness } from "./freshness.js";
 
 /**
  * What a SQLite file's cached records are validated by. Another process's commit (the CLI, a second

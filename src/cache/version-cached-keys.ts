@@ -1,18 +1,8 @@
-import type { RecordVersions } from "../cache/record-versions.js";
-import { createVersionedCache } from "../cache/versioned-cache.js";
-import { frozen } from "./cached-stores.js";
-import type { ApiKeyRecord, KeyStore } from "./key-store.js";
-
-/** The caller's key as cached by `api_id`, for the access decision to validate through the limiter. */
-export interface CallerCache {
-  /**
-   * The cached key of `apiId` and the record version it was read at, or undefined (none held, or the
-   * limiter cannot validate versions now). Never trust it before the limiter confirmed the version.
-   */
-  peek(apiId: string): { key: ApiKeyRecord; version: number } | undefined;
-  /** Drops the entry of `apiId` (its version was stale, or it led to a refusal). */
-  forget(apiId: string): void;
-}
+import type { RecordVersions } from "./record-versions.js";
+import { createVersionedCache } from "./versioned-cache.js";
+import { frozen } from "./exact-cache.js";
+import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { CallerCache } from "./coherence.js";
 
 export interface VersionCachedKeysOptions {
   versions: RecordVersions;

@@ -1,0 +1,86 @@
+import type { Redis } from "ioredis";
+import { LAST_USE_INTERVAL_MS } from "../services/last-use.js";
+import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { Stores } from "../store/open-database.js";
+import type { WarningLog } from "../warning-log.js";
+import { createRecordVersions, type RecordVersions } from "./record-versions.js";
+import { withVersionedWrites } from "./redis-record-versions.js";
+import { type CachedRecord, type CacheReadOutcome, withVersionCachedKeys } from "./version-cached-keys.js";
+
+/**
+ * The one thing the access decision knows of the caches: a caller's key that a cache holds but that
+ * only the limiter can confirm, in the same call that counts the request (README.md). Where the key
+ * store's own reads are exact (SQLite), or nothing is cached, there is none.
+ */
+export interface CallerCache {
+  /**
+   * The cached key of `apiId` and the record version it was read at, or undefined (none held, or the
+   * limiter cannot confirm versions now). Never trust it before the limiter confirmed the version.
+   */
+  peek(apiId: string): { key: ApiKeyRecord; version: number } | undefined;
+  /** Drops the entry of `apiId` (its version was stale, or it led to a refusal). */
+  forget(apiId: string): void;
+}
+
+/** How a process's key store stays exact, whichever the backend (README.md). */
+export interface Coherence {
+  /** The key store to use: its changes announced, its reads cached, where the backend needs either. */
+  keys: KeyStore;
+  /** Cached callers for the access decision to confirm; absent where there is nothing to confirm. */
+  callers?: CallerCache;
+  /** Filled by the limiter's replies (PostgreSQL + Redis with the record cache); else absent. */
+  versions?: RecordVersions;
+  /** Forgets every cached record and observation (the limiter returned from its fallback). */
+  clear(): void;
+  /** Entries held per cache. */
+  cacheSizes(): Record<string, number>;
+}
+
+export interface CoherenceOptions {
+  /** The Redis connection, ready, when LATCHKEY_REDIS_URL is set (the CLI connects on its first write). */
+  redis: (() => Promise<Redis>) | undefined;
+  /** LATCHKEY_REDIS_PREFIX, the namespace of the record versions. */
+  prefix: string;
+  /** LATCHKEY_RECORD_CACHE: whether this process caches key records at record versions. */
+  cache: boolean;
+  /** Whether the limiter is on Redis now (it alone can confirm a cached record's version). */
+  usable: () => boolean;
+  now: () => number;
+  /** Where a failed end-of-write mark is reported. */
+  log: WarningLog;
+  /** Told of every record cache read (metrics). */
+  onRead?: (record: CachedRecord, outcome: CacheReadOutcome) => void;
+}
+
+/**
+ * The key store of a server or a CLI command. SQLite: `stores` are already exact-cached
+ * (`PRAGMA data_version`, exact-cache.ts). PostgreSQL + Redis: every change of a key record moves its
+ * organization's record version (redis-record-versions.ts), whether or not this process caches,
+ * because other nodes may; with the cache on, key reads are cached at the version they were read at
+ * (version-cached-keys.ts). PostgreSQL without Redis: nothing is cached, nothing announced.
+ */
+export function keepCoherent(stores: Stores, options: CoherenceOptions): Coherence {
+  const { redis } = options;
+  if (!redis || stores.dialect !== "postgres") {
+    return { keys: stores.keys, clear: () => {}, cacheSizes: stores.cacheSizes };
+  }
+  const writes = { redis, prefix: options.prefix, log: options.log };
+  if (!options.cache) {
+    return { keys: withVersionedWrites(stores.keys, writes), clear: () => {}, cacheSizes: () => ({}) };
+  }
+  const versions = createRecordVersions();
+  const cached = withVersionCachedKeys(stores.keys, {
+    versions,
+    usable: options.usable,
+    now: options.now,
+    maxAgeMs: LAST_USE_INTERVAL_MS,
+    ...(options.onRead ? { onRead: options.onRead } : {}),
+  });
+  return {
+    keys: withVersionedWrites(cached.keys, writes),
+    versions,
+    callers: cached.callers,
+    clear: cached.clear,
+    cacheSizes: cached.cacheSizes,
+  };
+}
