@@ -17,6 +17,10 @@ import { registerJsonBodyParser } from "./http/json-body-parser.js";
 import { keyBodies } from "./http/key-response.js";
 import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
+import { MAX_BODY_BYTES } from "./http/body-errors.js";
+import { serverSettings } from "./http/server-settings.js";
+import { registerShuttingDown } from "./http/shutting-down.js";
+import { registerHostRequired } from "./http/host-required.js";
 import { registerMetrics } from "./http/metrics-route.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
@@ -197,8 +201,6 @@ export interface LatchkeyApp {
   services: Services;
 }
 
-const MAX_BODY_BYTES = 64 * 1024;
-
 /** Every request's id (`X-Request-Id`, `request_id` in the logs), whichever path answers it. */
 const newRequestId = () => randomUUID();
 
@@ -222,7 +224,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     logger: loggerOptions(config, logStream),
     genReqId: newRequestId,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
-    bodyLimit: MAX_BODY_BYTES,
+    ...serverSettings(config),
     exposeHeadRoutes: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
@@ -249,6 +251,8 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   });
 
   registerErrorHandling(app);
+  registerShuttingDown(app);
+  registerHostRequired(app);
   // Before every route, so that every response is counted; each adapter's decisions get their label.
   const responseSeries = services.metrics ? registerMetrics(app, services.metrics) : undefined;
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
