@@ -3,9 +3,9 @@ import { sendError } from "./error-handler.js";
 import { shuttingDown } from "./server-errors.js";
 
 /**
- * Once the app closes, a request that arrives on a connection still open (keep-alive, pipelined) is
- * answered `503 shutting_down` with `Connection: close`, so that its client retries on another node;
- * requests received before keep running to their answer.
+ * While the app closes: a request that arrives on a connection still open is answered `503
+ * shutting_down`, so that its client retries on another node; requests received before run to their
+ * answer; and every answer carries `Connection: close`, so that no connection outlives its last answer.
  */
 export function registerShuttingDown(app: FastifyInstance): void {
   let closing = false;
@@ -18,7 +18,10 @@ export function registerShuttingDown(app: FastifyInstance): void {
       done();
       return;
     }
-    reply.header("Connection", "close");
     sendError(reply, shuttingDown());
+  });
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (closing) reply.header("Connection", "close");
+    done(null, payload);
   });
 }
