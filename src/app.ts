@@ -53,6 +53,7 @@ import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
+import { createRefusedCredentials } from "./services/refused-credentials.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
 import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
@@ -174,6 +175,7 @@ export async function createServices(
       credits,
       lastUse,
       ...(versioned?.callers ? { callers: versioned.callers } : {}),
+      refusals: createRefusedCredentials({ log, now: () => clock.now() }),
     }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
