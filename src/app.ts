@@ -11,6 +11,10 @@ import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
 import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
+import { MAX_BODY_BYTES } from "./http/body-errors.js";
+import { serverSettings } from "./http/server-settings.js";
+import { registerShuttingDown } from "./http/shutting-down.js";
+import { registerHostRequired } from "./http/host-required.js";
 import { registerMetrics } from "./http/metrics-route.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
@@ -44,6 +48,7 @@ import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
+import { createRefusedCredentials } from "./services/refused-credentials.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
 import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
@@ -161,6 +166,7 @@ export async function createServices(
       credits,
       lastUse,
       ...(coherence.callers ? { callers: coherence.callers } : {}),
+      refusals: createRefusedCredentials({ log, now: () => clock.now() }),
     }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
@@ -188,8 +194,6 @@ export interface LatchkeyApp {
   services: Services;
 }
 
-const MAX_BODY_BYTES = 64 * 1024;
-
 /** The log levels that write `info` lines, the access log's. */
 const LEVELS_WITH_ACCESS_LOG = new Set(["info", "debug", "trace"]);
 
@@ -216,7 +220,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     genReqId: newRequestId,
     // Fastify's two lines per request are replaced by the access log's one (access-log.ts).
     logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
-    bodyLimit: MAX_BODY_BYTES,
+    ...serverSettings(config),
     exposeHeadRoutes: false,
   });
   const services = await createServices(config, clock, app.log);
@@ -245,6 +249,8 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   if (config.accessLog && LEVELS_WITH_ACCESS_LOG.has(config.logLevel)) registerAccessLog(app);
 
   registerErrorHandling(app);
+  registerShuttingDown(app);
+  registerHostRequired(app);
   // Before every route, so that every response is counted; each adapter's decisions get their label.
   if (services.metrics) registerMetrics(app, services.metrics);
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);

@@ -36,6 +36,8 @@ const ConfigSchema = Type.Object({
   LATCHKEY_ACCESS_LOG: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_METRICS: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_RECORD_CACHE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
+  LATCHKEY_REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  LATCHKEY_SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 10 }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -78,6 +80,16 @@ export interface Config {
    * (docs/caching.md); `LATCHKEY_RECORD_CACHE=off` reads them from PostgreSQL on every request.
    */
   recordCache: boolean;
+  /**
+   * Seconds a client has to send a request's headers and body (LATCHKEY_REQUEST_TIMEOUT_SECONDS);
+   * past them it is answered `408 request_timeout` and its connection closed.
+   */
+  requestTimeoutSeconds: number;
+  /**
+   * Seconds a stopping node (SIGTERM, SIGINT) gives the requests it already received before it closes
+   * every connection and exits (LATCHKEY_SHUTDOWN_GRACE_SECONDS).
+   */
+  shutdownGraceSeconds: number;
 }
 
 // Environment variables are text: the `text` rules coerce "8080" to 8080 and fill in the defaults.
@@ -127,5 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     accessLog: config.LATCHKEY_ACCESS_LOG === "on",
     metrics: config.LATCHKEY_METRICS === "on",
     recordCache: config.LATCHKEY_RECORD_CACHE === "on",
+    requestTimeoutSeconds: config.LATCHKEY_REQUEST_TIMEOUT_SECONDS,
+    shutdownGraceSeconds: config.LATCHKEY_SHUTDOWN_GRACE_SECONDS,
   });
 }

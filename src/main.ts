@@ -2,8 +2,12 @@ import { pathToFileURL } from "node:url";
 import { buildApp } from "./app.js";
 import { bootstrapFirstOrganization } from "./bootstrap.js";
 import { type Config, loadConfig } from "./config.js";
+import { shutDown } from "./http/shutdown.js";
 
-/** Starts the HTTP server and stops it gracefully on SIGTERM or SIGINT, finishing requests in flight. */
+/**
+ * Starts the HTTP server and stops it gracefully on SIGTERM or SIGINT, finishing requests in flight
+ * within LATCHKEY_SHUTDOWN_GRACE_SECONDS (src/http/shutdown.ts).
+ */
 export async function serve(overrides: Partial<Pick<Config, "port" | "host">> = {}): Promise<void> {
   const config = { ...loadConfig(), ...overrides };
   const { app, services } = await buildApp({ config });
@@ -12,14 +16,7 @@ export async function serve(overrides: Partial<Pick<Config, "port" | "host">> = 
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, "shutting down");
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, "error during shutdown");
-        process.exit(1);
-      },
-    );
+    shutDown(app, signal, config.shutdownGraceSeconds, (code) => process.exit(code));
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);

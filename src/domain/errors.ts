@@ -18,6 +18,11 @@ export const ERROR_STATUS = {
   host_not_allowed: 403,
   internal: 500,
   service_unavailable: 503,
+  // Answered before a route runs: by the HTTP server (slow or oversized requests) or while a node stops.
+  request_timeout: 408,
+  uri_too_long: 414,
+  headers_too_large: 431,
+  shutting_down: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

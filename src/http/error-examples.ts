@@ -5,6 +5,8 @@ import { unauthorized } from "../services/authenticate.js";
 import { missingPermission } from "../services/operations.js";
 import { invalidServiceToken } from "../services/service-tokens.js";
 import { errorBody } from "./error-handler.js";
+import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
+import { headersTooLarge, requestTimeout, shuttingDown, uriTooLong } from "./server-errors.js";
 import type { ErrorBody } from "./schemas.js";
 
 /**
@@ -36,9 +38,8 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
       "This organization already has its quota of 100 API keys (disabled keys count too). " +
         "Disabling a key does not free a slot; contact support for a higher quota.",
     ),
-  payload_too_large: () => new LatchkeyError("payload_too_large", "Request body is too large"),
-  unsupported_media_type: () =>
-    new LatchkeyError("unsupported_media_type", "Unsupported Media Type: text/plain"),
+  payload_too_large: payloadTooLarge,
+  unsupported_media_type: () => unsupportedMediaType("text/plain"),
   rate_limited: () => new LatchkeyError("rate_limited", rateLimitMessage("api-key:write", 20, 60)),
   plan_limit_exceeded: () =>
     new LatchkeyError(
@@ -62,6 +63,10 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
       "service_unavailable",
       "The change was not made: Redis, which tells every node of it, cannot be reached (Connection is closed.). Try again shortly.",
     ),
+  request_timeout: () => requestTimeout(30),
+  uri_too_long: uriTooLong,
+  headers_too_large: headersTooLarge,
+  shutting_down: shuttingDown,
 };
 
 /** The example body of one error code. */

@@ -1,7 +1,8 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorObject } from "ajv";
 import { ERROR_STATUS, type ErrorCode, LatchkeyError } from "../domain/errors.js";
 import { invalidRequest } from "../validation/issues.js";
+import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
 import { WWW_AUTHENTICATE } from "./decision-headers.js";
 import type { ErrorBody } from "./schemas.js";
 
@@ -11,10 +12,13 @@ const STATUS_PHRASES: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   409: "Conflict",
   413: "Payload Too Large",
+  414: "URI Too Long",
   415: "Unsupported Media Type",
   429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };
@@ -29,9 +33,11 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: "invalid_request",
 };
 
-function toLatchkeyError(error: FastifyError): LatchkeyError {
+function toLatchkeyError(error: FastifyError, request: FastifyRequest): LatchkeyError {
   if (error instanceof LatchkeyError) return error;
   const code = error.code ? FASTIFY_CODES[error.code] : undefined;
+  if (code === "payload_too_large") return payloadTooLarge();
+  if (code === "unsupported_media_type") return unsupportedMediaType(request.headers["content-type"]);
   // Fastify hands on Ajv's own errors (src/validation/ajv.ts), which carry what the translator needs.
   if (error.validation) return invalidRequest(error.validation as ErrorObject[], error.validationContext);
   if (code) return new LatchkeyError(code, error.message);
@@ -58,9 +64,25 @@ export function sendError(reply: FastifyReply, error: LatchkeyError): FastifyRep
   return reply.code(ERROR_STATUS[error.code]).send(errorBody(error));
 }
 
+/**
+ * True when reading the request failed because its connection ended (the client hung up mid-body, or
+ * the request timed out): Node then reports the body `aborted`, with code ECONNRESET.
+ */
+function clientWentAway(error: FastifyError): boolean {
+  return error.code === "ECONNRESET";
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const rendered = toLatchkeyError(error);
+    if (clientWentAway(error)) {
+      // Not latchkey's failure: a client that hangs up or times out mid-body is part of normal traffic.
+      request.log.info({ err_message: error.message }, "client went away before the request was complete");
+      return sendError(
+        reply,
+        new LatchkeyError("invalid_request", "The connection closed before the request was complete."),
+      );
+    }
+    const rendered = toLatchkeyError(error, request);
     if (rendered.code === "internal") request.log.error({ err: error }, "unhandled error");
     return sendError(reply, rendered);
   });

@@ -1,15 +1,26 @@
 import type { FastifyInstance } from "fastify";
+import { invalidRequest } from "../domain/errors.js";
+
+/** Refuses bytes that are not UTF-8 rather than replacing them with U+FFFD, which would be stored. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Fastify's JSON parser (with its prototype-poisoning protection), except that an empty body counts as
  * no body: a DELETE sent with `Content-Type: application/json` by a generic client is not an error, and
- * a POST without a body is reported by the schema as a missing body rather than as unparsable JSON.
+ * a POST without a body is reported by the schema as a missing body rather than as unparsable JSON. A
+ * body that is not valid UTF-8 is refused with 400.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser(["application/json", "text/plain"]);
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = body.toString();
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      done(invalidRequest("Invalid request: the body is not valid UTF-8."), undefined);
+      return;
+    }
     if (text.trim() === "") {
       done(null, undefined);
       return;

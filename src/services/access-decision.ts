@@ -11,6 +11,7 @@ import type { CreditLedger, CreditOutcome } from "./credits.js";
 import type { LastUseRecorder } from "./last-use.js";
 import { missingPermission } from "./operations.js";
 import type { PlanService } from "./plans.js";
+import type { RefusedCredentials } from "./refused-credentials.js";
 
 /** What a caller wants to do: the question REST, MCP, authorize and forward-auth all ask. */
 export interface AccessRequest {
@@ -63,6 +64,8 @@ export interface AccessControlDeps {
    * the key store's reads are exact by themselves or nothing is cached.
    */
   callers?: CallerCache;
+  /** Logs refused credentials (401) at `warn`, rate-limited per api_id. */
+  refusals?: RefusedCredentials;
 }
 
 /** The limiter found the cached key's record version outdated: decide again on the database's key. */
@@ -85,7 +88,10 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
       deps.lastUse?.touch(caller);
       return caller;
     } catch (error) {
-      if (error instanceof LatchkeyError) return error;
+      if (error instanceof LatchkeyError) {
+        if (error.code === "unauthorized") deps.refusals?.note(authorization);
+        return error;
+      }
       throw error;
     }
   }

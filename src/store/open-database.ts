@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import type { Freshness } from "../cache/freshness.js";
@@ -22,13 +22,51 @@ import { withStatementCache } from "./sqlite-statement-cache.js";
 
 const INT8_OID = 20;
 
+/** The database holds settings that may contain customer credentials: only its owner reads it. */
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIRECTORY = 0o700;
+
+/**
+ * Runs `create` (synchronous, so nothing else runs meanwhile) under a umask that gives new files no
+ * group or other bits: SQLite creates the database, `-wal` and `-shm` files itself, with 0644.
+ */
+function privately<T>(create: () => T): T {
+  let previous: number | undefined;
+  try {
+    previous = process.umask(0o077);
+  } catch {
+    // Worker threads may not set the umask; keepPrivate then tightens the files right after.
+  }
+  try {
+    return create();
+  } finally {
+    if (previous !== undefined) process.umask(previous);
+  }
+}
+
+/** Tightens a database made by an earlier version to 0600, with its `-wal` and `-shm` files. */
+function keepPrivate(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if ((statSync(file).mode & 0o777) !== PRIVATE_FILE) chmodSync(file, PRIVATE_FILE);
+    } catch (error) {
+      // A file SQLite has not created (yet) is created private; one owned by someone else stays as is.
+      if (!["ENOENT", "EPERM"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    }
+  }
+}
+
 function openSqlite(path: string): {
   db: Kysely<Database>;
   freshness: Freshness;
 } {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const database = new SQLite(path);
-  database.pragma("journal_mode = WAL");
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIRECTORY });
+  const database = privately(() => {
+    const opened = new SQLite(path);
+    opened.pragma("journal_mode = WAL");
+    return opened;
+  });
+  if (path !== ":memory:") keepPrivate(path);
   // The CLI writes overrides from another process; wait for its lock instead of failing.
   database.pragma("busy_timeout = 5000");
   database.pragma("synchronous = NORMAL");
