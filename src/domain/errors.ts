@@ -18,6 +18,9 @@ export const ERROR_STATUS = {
   host_not_allowed: 403,
   internal: 500,
   service_unavailable: 503,
+  database_unavailable: 503,
+  idempotency_key_reused: 409,
+  idempotency_key_in_use: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

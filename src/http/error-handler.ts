@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { ERROR_STATUS, type ErrorCode, LatchkeyError, type ValidationIssue } from "../domain/errors.js";
+import { asDatabaseError } from "../store/database-errors.js";
 import { WWW_AUTHENTICATE } from "./decision-headers.js";
 import type { ErrorBody } from "./schemas.js";
 
@@ -61,6 +62,9 @@ function toLatchkeyError(error: FastifyError): LatchkeyError {
     return new LatchkeyError("invalid_request", `Invalid request: ${summary}.`, { validationErrors: issues });
   }
   if (code) return new LatchkeyError(code, error.message);
+  // Queries that do not pass through Kysely (SQLite's credit batches) fail with the driver's own error.
+  const database = asDatabaseError(error);
+  if (database instanceof LatchkeyError) return database;
   return new LatchkeyError("internal", "Internal server error.");
 }
 
