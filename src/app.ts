@@ -52,6 +52,9 @@ import { createRefusedCredentials } from "./services/refused-credentials.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
 import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
+import { createIdempotentCreates, type IdempotentCreates } from "./services/idempotency.js";
+import { createResponseSealer } from "./services/response-sealer.js";
+import { serverKeySource } from "./services/server-key.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
@@ -81,6 +84,8 @@ export interface Services {
   resources: ResourceServices;
   /** The organization's AWS external id for storage destinations. */
   awsExternalIds: AwsExternalIdService;
+  /** Creates sent with an `Idempotency-Key`: run once, the first response kept 24 hours. */
+  idempotency: IdempotentCreates;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
   /** What keeps the SQLite record caches exact; absent on PostgreSQL (src/cache/freshness.ts). */
@@ -98,7 +103,7 @@ export async function createServices(
   clock: Clock = systemClock,
   log: LimiterLog = stderrLog,
 ): Promise<Services> {
-  const stores = await openStores(config.databaseUrl);
+  const stores = await openStores(config.databaseUrl, log);
   const redis = config.redisUrl === undefined ? undefined : openRedis(config.redisUrl);
   let limiter: RateLimiter | undefined;
   const metrics = config.metrics
@@ -151,6 +156,14 @@ export async function createServices(
   const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }, clock);
   const credits = createCreditLedger(stores.plans, clock);
   const lastUse = createLastUseRecorder({ store, clock, log });
+  const serverKey = serverKeySource(config);
+  if (serverKey.type === "none") log.warn({}, serverKey.reason);
+  const idempotency = createIdempotentCreates({
+    store: stores.idempotency,
+    clock,
+    sealer: serverKey.type === "material" ? createResponseSealer(serverKey.material) : serverKey.reason,
+    log,
+  });
   return {
     store,
     limiter: sharedLimiter,
@@ -175,6 +188,7 @@ export async function createServices(
     lastUse,
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
+    idempotency,
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
     cacheSizes: coherence.cacheSizes,
@@ -240,6 +254,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     done(null, payload);
   });
   app.addHook("onClose", async () => {
+    services.idempotency.close();
     await services.limiter.close();
     await services.lastUse.flush();
     await services.store.close();
@@ -258,7 +273,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await registerOpenApi(app);
   registerManagementGuard(app, restAccess);
   await app.register(healthRoutes, services);
-  await app.register(apiKeyRoutes, { keys: services.keys });
+  await app.register(apiKeyRoutes, { keys: services.keys, idempotency: services.idempotency });
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });

@@ -18,6 +18,7 @@ const ConfigSchema = Type.Object({
   LATCHKEY_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
+  LATCHKEY_SERVER_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_DEFAULT_IMAGE_CREDITS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 50 }),
   LATCHKEY_ROUTES: Type.Optional(Type.String({ minLength: 1 })),
   // Host names, comma-separated: letters, digits, dots, hyphens, or a bracketed IPv6 address.
@@ -59,6 +60,11 @@ export interface Config {
   bootstrap: boolean;
   /** Server-side secret mixed into stored secret hashes (HMAC), when set. */
   secretPepper: string | undefined;
+  /**
+   * A file of key material (32+ characters) that seals the kept responses of key creates sent with an
+   * `Idempotency-Key`, where there is no pepper; the same on every node (docs/keys.md).
+   */
+  serverKeyFile: string | undefined;
   /** Image credits per billing period of an organization whose plan sets none. */
   defaultImageCredits: number;
   /** Path of the forward-auth route table (a JSON file); absent means no routes. */
@@ -128,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateWindowSeconds: config.LATCHKEY_RATE_WINDOW_SECONDS,
     bootstrap: config.LATCHKEY_BOOTSTRAP === "on",
     secretPepper: config.LATCHKEY_SECRET_PEPPER,
+    serverKeyFile: config.LATCHKEY_SERVER_KEY_FILE,
     defaultImageCredits: config.LATCHKEY_DEFAULT_IMAGE_CREDITS,
     routesFile: config.LATCHKEY_ROUTES,
     mcpAllowedHosts: (config.LATCHKEY_MCP_ALLOWED_HOSTS ?? "")

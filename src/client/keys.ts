@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { configurationOf } from "./configuration.js";
 import { type RotateOptions, rotateKey } from "./rotate.js";
 import type { Transport } from "./transport.js";
@@ -36,7 +37,14 @@ export class KeysResource {
    * Needs `api_keys:create_update` and authority over every requested permission.
    */
   async create(config: KeyConfiguration): Promise<CreatedKey> {
-    return this.#transport.request({ method: "POST", path: "/v1/api-keys", body: config, group: WRITE });
+    return this.#transport.request({
+      method: "POST",
+      path: "/v1/api-keys",
+      body: config,
+      group: WRITE,
+      // One key for this create and all its retries: they never make a second key.
+      idempotencyKey: randomUUID(),
+    });
   }
 
   /** Reads one key by its resource id (`key_...`, not its `api_id`); disabled keys too. */

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Transport } from "./transport.js";
 import type { ListResourcesOptions, ResourceContent, ResourcePage, ResourceRecord } from "./types.js";
 import { allPages } from "./pages.js";
@@ -38,6 +39,8 @@ export class ResourceFamilyClient {
       path: this.#route.path,
       body: content,
       group: this.#route.write,
+      // One key for this create and all its retries: they never make a second record.
+      idempotencyKey: randomUUID(),
     });
   }
 

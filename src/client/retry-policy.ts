@@ -40,3 +40,12 @@ export function retryDelayMs(
   const base = (retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS) * 1000;
   return base + Math.floor(random() * jitterMs);
 }
+
+/**
+ * Whether a failure of a request sent with an `Idempotency-Key` is worth repeating with the same key: a
+ * 503 (the database or a node was away; a repeat gets the first response if the create happened) or
+ * `idempotency_key_in_use` (the first attempt is still running).
+ */
+export function isTransientFailure(status: number, body: ErrorBody | undefined): boolean {
+  return status === 503 || (status === 409 && body?.code === "idempotency_key_in_use");
+}

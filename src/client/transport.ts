@@ -1,5 +1,5 @@
 import { LatchkeyError } from "./errors.js";
-import { isRateLimitRejection, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
+import { isRateLimitRejection, isTransientFailure, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
 import type { RequestSpacer } from "./spacing.js";
 import type { ErrorBody } from "./types.js";
 
@@ -50,6 +50,11 @@ export interface RequestSpec {
   credentials?: Credentials;
   /** `service-token`: sent with the client's service token instead of Basic auth (authorize). */
   authentication?: "basic" | "service-token";
+  /**
+   * Sent as `Idempotency-Key` on every attempt (creates): the server answers a repeat with the first
+   * response, so such a request is also retried after a 503, a lost connection or a timeout.
+   */
+  idempotencyKey?: string;
 }
 
 /** The header a platform service sends its service token in (DESIGN.md section 10). */
@@ -75,9 +80,10 @@ function asErrorBody(value: unknown): ErrorBody | undefined {
 
 /**
  * Sends requests: authentication, JSON, spacing, and waiting out rate-limit rejections. Retrying a
- * rejected create is safe because a 429 comes before any effect (DESIGN.md order of checks). Nothing
- * else is retried: a network failure or a 5xx may hide a create that happened, and a second one would
- * make a second key.
+ * rejected create is safe because a 429 comes before any effect (docs/keys.md, order of checks). A
+ * request with an `Idempotency-Key` (every create) is also retried after a 503, a network failure or
+ * a timeout, with the same key: if the first attempt did create, the server answers with its response
+ * and creates nothing. Nothing else is retried: a second update or delete is not always harmless.
  */
 export class Transport {
   readonly #options: TransportOptions;
@@ -103,7 +109,16 @@ export class Transport {
     const { maxRetries, spacer, onRetry, sleep, random, retryJitterMs } = this.#options;
     for (let attempt = 0; ; attempt++) {
       if (spec.group !== undefined) await spacer?.waitTurn(spec.group);
-      const response = await this.#send(spec);
+      let response: Response;
+      try {
+        response = await this.#send(spec);
+      } catch (error) {
+        if (spec.idempotencyKey === undefined || attempt >= maxRetries) throw error;
+        const delayMs = retryDelayMs(1, retryJitterMs, random);
+        onRetry?.({ attempt: attempt + 1, delayMs, error: error as LatchkeyError });
+        await sleep(delayMs);
+        continue;
+      }
       if (spec.group !== undefined) spacer?.learn(response.headers.get("ratelimit-policy"));
       const text = await response.text();
       const json = text === "" ? undefined : parseJson(text);
@@ -112,8 +127,15 @@ export class Transport {
         return json as T;
       }
       const error = this.#errorFrom(response, asErrorBody(json));
-      if (!isRateLimitRejection(response.status, error.body) || attempt >= maxRetries) throw error;
-      const delayMs = retryDelayMs(error.retryAfterSeconds, retryJitterMs, random);
+      const transient = spec.idempotencyKey !== undefined && isTransientFailure(response.status, error.body);
+      if (!(transient || isRateLimitRejection(response.status, error.body)) || attempt >= maxRetries) {
+        throw error;
+      }
+      const delayMs = retryDelayMs(
+        error.retryAfterSeconds ?? (transient ? 1 : undefined),
+        retryJitterMs,
+        random,
+      );
       onRetry?.({ attempt: attempt + 1, delayMs, error });
       await sleep(delayMs);
     }
@@ -124,6 +146,7 @@ export class Transport {
     if (spec.query) url.search = spec.query.toString();
     const headers: Record<string, string> = { accept: "application/json", ...this.#authentication(spec) };
     if (spec.body !== undefined) headers["content-type"] = "application/json";
+    if (spec.idempotencyKey !== undefined) headers["idempotency-key"] = spec.idempotencyKey;
     try {
       return await this.#options.fetch(url, {
         method: spec.method,

@@ -23,6 +23,9 @@ export const ERROR_STATUS = {
   uri_too_long: 414,
   headers_too_large: 431,
   shutting_down: 503,
+  database_unavailable: 503,
+  idempotency_key_reused: 409,
+  idempotency_key_in_use: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,9 +1,11 @@
 import { type ErrorCode, LatchkeyError } from "../domain/errors.js";
 import { planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
+import { idempotencyKeyInUse, idempotencyKeyReused } from "../domain/idempotency.js";
 import { rateLimitMessage } from "../domain/rate-limit-groups.js";
 import { unauthorized } from "../services/authenticate.js";
 import { missingPermission } from "../services/operations.js";
 import { invalidServiceToken } from "../services/service-tokens.js";
+import { databaseUnavailable } from "../store/database-errors.js";
 import { errorBody } from "./error-handler.js";
 import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
 import { headersTooLarge, requestTimeout, shuttingDown, uriTooLong } from "./server-errors.js";
@@ -67,6 +69,9 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
   uri_too_long: uriTooLong,
   headers_too_large: headersTooLarge,
   shutting_down: shuttingDown,
+  database_unavailable: () => databaseUnavailable(),
+  idempotency_key_reused: idempotencyKeyReused,
+  idempotency_key_in_use: idempotencyKeyInUse,
 };
 
 /** The example body of one error code. */

@@ -3,6 +3,7 @@ import type { ErrorObject } from "ajv";
 import { ERROR_STATUS, type ErrorCode, LatchkeyError } from "../domain/errors.js";
 import { invalidRequest } from "../validation/issues.js";
 import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
+import { asDatabaseError } from "../store/database-errors.js";
 import { WWW_AUTHENTICATE } from "./decision-headers.js";
 import type { ErrorBody } from "./schemas.js";
 
@@ -41,6 +42,9 @@ function toLatchkeyError(error: FastifyError, request: FastifyRequest): Latchkey
   // Fastify hands on Ajv's own errors (src/validation/ajv.ts), which carry what the translator needs.
   if (error.validation) return invalidRequest(error.validation as ErrorObject[], error.validationContext);
   if (code) return new LatchkeyError(code, error.message);
+  // Queries that do not pass through Kysely (SQLite's credit batches) fail with the driver's own error.
+  const database = asDatabaseError(error);
+  if (database instanceof LatchkeyError) return database;
   return new LatchkeyError("internal", "Internal server error.");
 }
 

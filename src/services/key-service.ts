@@ -1,3 +1,4 @@
+import type { IdempotentResponse } from "../store/idempotency-store.js";
 import { assertCanCreate, assertCanDisable, assertCanUpdate } from "../domain/authority.js";
 import type { Clock } from "../domain/clock.js";
 import { newApiId, newKeyId, newSecret, type SecretHasher } from "../domain/credentials.js";
@@ -47,7 +48,12 @@ export interface KeyPage {
  */
 export interface KeyService {
   /** Creates a key; the secret is returned here and never again. */
-  create(caller: Caller, input: KeyConfigurationInput): Promise<{ key: ApiKeyRecord; secret: string }>;
+  create(
+    caller: Caller,
+    input: KeyConfigurationInput,
+    /** The first response of a create sent with an `Idempotency-Key`, committed with the key. */
+    respond?: (created: { key: ApiKeyRecord; secret: string }) => IdempotentResponse,
+  ): Promise<{ key: ApiKeyRecord; secret: string }>;
   list(caller: Caller, request: ListKeysRequest): Promise<KeyPage>;
   /** `seenVersion`: the organization's record version this request's decision observed (KeyStore.findKey). */
   get(caller: Caller, id: string, seenVersion?: number): Promise<ApiKeyRecord>;
@@ -90,7 +96,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
   }
 
   return {
-    async create(caller, input) {
+    async create(caller, input, respond) {
       const now = clock.now();
       const configuration = withDefaultName(parseKeyConfiguration(input), now);
       assertCanCreate(caller, configuration);
@@ -105,7 +111,12 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         updatedAt: now,
         lastUsedAt: null,
       };
-      const result = await store.insertKey(key, DEFAULT_MAX_KEYS, audit(caller, "api_key.create"));
+      const result = await store.insertKey(
+        key,
+        DEFAULT_MAX_KEYS,
+        audit(caller, "api_key.create"),
+        respond?.({ key, secret }),
+      );
       if (result.type === "quota_exceeded") {
         throw new LatchkeyError(
           "key_quota_exceeded",

@@ -1,3 +1,4 @@
+import type { IdempotentResponse } from "../store/idempotency-store.js";
 import type { AuditAction } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { LatchkeyError } from "../domain/errors.js";
@@ -53,7 +54,12 @@ export interface ResourceService {
   /** One record; 404 `not_found` when the organization has no such record of this family. */
   get(caller: ResourceCaller, id: string): Promise<ResourceRecord>;
   /** Creates a record from `{name, disabled?, settings?}`; 409 `resource_quota_exceeded` past the quota. */
-  create(caller: ResourceCaller, content: unknown): Promise<ResourceRecord>;
+  create(
+    caller: ResourceCaller,
+    content: unknown,
+    /** The first response of a create sent with an `Idempotency-Key`, committed with the record. */
+    respond?: (created: ResourceRecord) => IdempotentResponse,
+  ): Promise<ResourceRecord>;
   /** Replaces the whole content: members left out return to their defaults. */
   update(caller: ResourceCaller, id: string, content: unknown): Promise<ResourceRecord>;
   /** Removes the record; repeating it succeeds; an id that never existed is 404. */
@@ -136,7 +142,7 @@ export function createResourceService(
       return toResourceRecord(record);
     },
 
-    async create(caller, content) {
+    async create(caller, content, respond) {
       const resolved = resolveResourceContent(validateInput(ResourceContent, content));
       const now = clock.now();
       const record: StoredResource = {
@@ -147,7 +153,13 @@ export function createResourceService(
         createdAt: now,
         updatedAt: now,
       };
-      const result = await store.insertResource(record, maxRecords, audit(caller, "create"));
+      const created = toResourceRecord(record);
+      const result = await store.insertResource(
+        record,
+        maxRecords,
+        audit(caller, "create"),
+        respond?.(created),
+      );
       if (result.type === "quota_exceeded") {
         throw new LatchkeyError(
           "resource_quota_exceeded",
@@ -155,7 +167,7 @@ export function createResourceService(
             `Delete one to make room, or contact support for a higher quota.`,
         );
       }
-      return toResourceRecord(record);
+      return created;
     },
 
     async update(caller, id, content) {

@@ -1,3 +1,4 @@
+import type { IdempotentResponse } from "./idempotency-store.js";
 import type { AuditOf } from "../domain/audit.js";
 import type { KeyConfiguration } from "../domain/key-configuration.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
@@ -96,12 +97,14 @@ export interface KeyStore {
   ): Promise<OrganizationLimits | undefined>;
   /**
    * Inserts a key unless the organization already holds its quota of keys, atomically; `audit` is
-   * recorded in the same transaction, only when the key is created.
+   * recorded in the same transaction, only when the key is created, and so is `response`, the first
+   * response of a create sent with an `Idempotency-Key`.
    */
   insertKey(
     key: ApiKeyRecord,
     defaultMaxKeys: number,
     audit?: AuditOf<ApiKeyRecord>,
+    response?: IdempotentResponse,
   ): Promise<InsertKeyResult>;
   /** Finds a key by its Basic-auth username, in any organization. */
   findKeyByApiId(apiId: string): Promise<ApiKeyRecord | undefined>;

@@ -3,6 +3,7 @@ import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-grou
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
 import type { KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { ApiKeysTable, Database } from "./schema.js";
 
 /** The overrides of one organization, read with `db` (the store's connection or a transaction). */
@@ -117,7 +118,7 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
       });
     },
 
-    async insertKey(key, defaultMaxKeys, audit) {
+    async insertKey(key, defaultMaxKeys, audit, response) {
       return db.transaction().execute(async (trx) => {
         // One conditional increment is both the quota check and the reservation: on PostgreSQL the
         // row lock it takes makes concurrent creates of one organization queue behind each other.
@@ -138,6 +139,7 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
         }
         await trx.insertInto("api_keys").values(recordToRow(key)).execute();
         await insertAuditEntry(trx, audit?.(undefined, key));
+        await recordIdempotentResponse(trx, response);
         return { type: "created" } as const;
       });
     },

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { ResourceFamilyName } from "../domain/resource-families.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { ResourceStore, StoredResource } from "./resource-store.js";
 import type { Database, ResourcesTable } from "./schema.js";
 
@@ -36,7 +37,7 @@ function fromRow(row: ResourcesTable): StoredResource {
  */
 export function createKyselyResourceStore(db: Kysely<Database>, rowLocks = false): ResourceStore {
   return {
-    async insertResource(record, maxRecords, audit) {
+    async insertResource(record, maxRecords, audit, response) {
       return db.transaction().execute(async (trx) => {
         await trx
           .insertInto("resource_counts")
@@ -57,6 +58,7 @@ export function createKyselyResourceStore(db: Kysely<Database>, rowLocks = false
         if (!reserved) return { type: "quota_exceeded", maxRecords } as const;
         await trx.insertInto("resources").values(toRow(record)).execute();
         await insertAuditEntry(trx, audit?.(undefined, record));
+        await recordIdempotentResponse(trx, response);
         return { type: "created" } as const;
       });
     },

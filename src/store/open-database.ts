@@ -8,6 +8,8 @@ import type { AuditStore } from "./audit-store.js";
 import type { KeyStore } from "./key-store.js";
 import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
+import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
+import type { IdempotencyStore } from "./idempotency-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
@@ -19,6 +21,8 @@ import type { ServiceTokenStore } from "./service-token-store.js";
 import { withExactCaches } from "../cache/exact-cache.js";
 import { createSqliteFreshness } from "../cache/sqlite-freshness.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
+import { withDatabaseFaults } from "./database-fault-dialect.js";
+import { stderrLog, type WarningLog } from "../warning-log.js";
 
 const INT8_OID = 20;
 
@@ -73,11 +77,27 @@ function openSqlite(path: string): {
   database.pragma("foreign_keys = ON");
   const freshness = createSqliteFreshness(database);
   const cached = withStatementCache(database, 256, freshness.noteWrite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  const db = new Kysely<Database>({
+    dialect: withDatabaseFaults(new SqliteDialect({ database: cached })),
+  });
   return { db, freshness };
 }
 
-function openPostgres(url: string): { db: Kysely<Database>; pool: pg.Pool } {
+/**
+ * A connection PostgreSQL ends (a restart, a failover, `pg_terminate_backend`, `idle_session_timeout`)
+ * is an `error` event on its client, and on the pool when the client was idle: without a listener
+ * Node ends the process. The pool drops such a client and connects anew on demand; a query that was
+ * running on it fails and is answered `503 database_unavailable` (database-errors.ts).
+ */
+function survivePostgresErrors(pool: pg.Pool, log: WarningLog): void {
+  const report = (error: Error & { code?: string }) =>
+    log.warn({ code: error.code, reason: error.message }, "PostgreSQL connection lost");
+  pool.on("error", report);
+  // While checked out a client has no listener of the pool's: one of its own, for its whole life.
+  pool.on("connect", (client) => client.on("error", report));
+}
+
+function openPostgres(url: string, log: WarningLog): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -91,7 +111,8 @@ function openPostgres(url: string): { db: Kysely<Database>; pool: pg.Pool } {
         oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+  survivePostgresErrors(pool, log);
+  return { db: new Kysely<Database>({ dialect: withDatabaseFaults(new PostgresDialect({ pool })) }), pool };
 }
 
 /** The schema unqualified tables go to (the first existing one of `search_path`, usually `public`). */
@@ -111,6 +132,8 @@ export interface Stores {
   audit: AuditStore;
   /** Proxies, storage destinations and OG configurations. */
   resources: ResourceStore;
+  /** The first responses of creates sent with an `Idempotency-Key`. */
+  idempotency: IdempotencyStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -127,14 +150,15 @@ export interface Stores {
 
 /**
  * Opens the database named by a URL (`sqlite:<path>`, `sqlite::memory:` or `postgres://...`),
- * migrates it to the latest schema, and builds every store over it.
+ * migrates it to the latest schema, and builds every store over it. `log` hears of PostgreSQL
+ * connections lost.
  */
-export async function openStores(databaseUrl: string): Promise<Stores> {
+export async function openStores(databaseUrl: string, log: WarningLog = stderrLog): Promise<Stores> {
   const isPostgres = /^postgres(ql)?:\/\//.test(databaseUrl);
   if (!isPostgres && !databaseUrl.startsWith("sqlite:")) {
     throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
   }
-  const postgres = isPostgres ? openPostgres(databaseUrl) : undefined;
+  const postgres = isPostgres ? openPostgres(databaseUrl, log) : undefined;
   const { db, freshness } = postgres
     ? { db: postgres.db, freshness: undefined }
     : openSqlite(databaseUrl.slice("sqlite:".length));
@@ -150,6 +174,7 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),
+    idempotency: createKyselyIdempotencyStore(db),
     dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
     poolStats: postgres
       ? () => ({

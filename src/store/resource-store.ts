@@ -1,3 +1,4 @@
+import type { IdempotentResponse } from "./idempotency-store.js";
 import type { AuditOf } from "../domain/audit.js";
 import type { ResourceFamilyName } from "../domain/resource-families.js";
 import type { ListPosition } from "./key-store.js";
@@ -45,12 +46,14 @@ export interface ResourceKey {
 export interface ResourceStore {
   /**
    * Inserts unless the organization already holds `maxRecords` records of the family, atomically; `audit`
-   * is recorded in the same transaction, only when the record is created.
+   * is recorded in the same transaction, only when the record is created, and so is `response`, the
+   * first response of a create sent with an `Idempotency-Key`.
    */
   insertResource(
     record: StoredResource,
     maxRecords: number,
     audit?: AuditOf<StoredResource>,
+    response?: IdempotentResponse,
   ): Promise<InsertResourceResult>;
   /** Finds a record within its organization and family. */
   findResource(key: ResourceKey): Promise<StoredResource | undefined>;

@@ -113,6 +113,24 @@ export interface AwsExternalIdsTable {
   external_id: string;
 }
 
+/** One `Idempotency-Key` of one organization (migration 005). */
+export interface IdempotencyKeysTable {
+  org_id: string;
+  idempotency_key: string;
+  /** SHA-256 (hex) of the route and the canonical request body. */
+  fingerprint: string;
+  /** Random token of the request that holds the key while its create runs. */
+  claim: string;
+  /** Epoch milliseconds until which that request holds it. */
+  claimed_until: number;
+  /** The first response's status; null until the create commits. */
+  status: number | null;
+  /** The first response's body: JSON, or sealed (AES-256-GCM) where it holds a secret. */
+  response: string | null;
+  /** Epoch milliseconds after which the row is ignored and swept. */
+  expires_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -125,4 +143,5 @@ export interface Database {
   resource_counts: ResourceCountsTable;
   deleted_resources: DeletedResourcesTable;
   aws_external_ids: AwsExternalIdsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

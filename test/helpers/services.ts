@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, test } from "vitest";
+import { postgresBinDir } from "./own-postgres.js";
 
 /**
  * The external services some suites need, and where each comes from: the URL of the machine's
@@ -19,6 +20,11 @@ export interface TestServices {
   caddy: string;
   /** Path of the prometheus program (LATCHKEY_TEST_PROMETHEUS, else found on PATH; Debian's package). */
   prometheus: string;
+  /**
+   * Folder of PostgreSQL's server programs (initdb, pg_ctl), for suites that run, stop and restart a
+   * cluster of their own (LATCHKEY_TEST_POSTGRES_BIN, else Debian's /usr/lib/postgresql/N/bin).
+   */
+  postgresServer: string;
 }
 
 export type ServiceName = keyof TestServices;
@@ -41,6 +47,10 @@ function findService(name: ServiceName): { value: string } | { missing: string }
       const variable = name === "postgres" ? "LATCHKEY_TEST_POSTGRES_URL" : "LATCHKEY_TEST_REDIS_URL";
       const value = process.env[variable];
       return value ? { value } : { missing: `${variable} is not set` };
+    }
+    case "postgresServer": {
+      const dir = postgresBinDir();
+      return dir ? { value: dir } : { missing: "no initdb in /usr/lib/postgresql/*/bin (apt-get install postgresql)" };
     }
     case "redisServer":
     case "caddy":

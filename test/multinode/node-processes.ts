@@ -11,6 +11,8 @@ export interface NodeProcess {
   baseUrl: string;
   /** Everything the node wrote: its warn-level JSON log (stdout) and first-start notice (stderr). */
   output(): string;
+  /** The exit code or signal once the process has ended; null while it runs. */
+  exited(): number | NodeJS.Signals | null;
   /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
   stop(): Promise<void>;
 }
@@ -54,6 +56,7 @@ export async function startNode(env: Record<string, string>): Promise<NodeProces
   const node: NodeProcess = {
     baseUrl,
     output: () => output,
+    exited: () => child.exitCode ?? child.signalCode,
     async stop() {
       process.off("exit", killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;

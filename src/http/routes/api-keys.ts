@@ -1,9 +1,11 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { parsePermissionFilter } from "../../domain/permissions.js";
+import type { IdempotentCreates } from "../../services/idempotency.js";
 import type { KeyService } from "../../services/key-service.js";
 import { KEY_OPERATIONS } from "../../services/operations.js";
 import { toKeyResponse } from "../key-response.js";
+import { IdempotencyKeyHeaders, idempotentCreate } from "../idempotency-key.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
@@ -22,7 +24,10 @@ const security = [{ basicAuth: [] }];
 const tags = ["API keys"];
 
 /** `/v1/api-keys`: parse, call one service method, shape the reply. */
-export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeyService }): Promise<void> {
+export async function apiKeyRoutes(
+  app: FastifyInstance,
+  { keys, idempotency }: { keys: KeyService; idempotency: IdempotentCreates },
+): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
 
   sendNoStore(routes);
@@ -36,6 +41,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
         summary: "Create a key",
         tags,
         security,
+        headers: IdempotencyKeyHeaders,
         body: KeyConfigurationBody,
         response: {
           200: CreatedKeyRecord,
@@ -45,17 +51,26 @@ export async function apiKeyRoutes(app: FastifyInstance, { keys }: { keys: KeySe
             "missing_permission",
             "insufficient_authority",
             "key_quota_exceeded",
+            "idempotency_key_reused",
+            "idempotency_key_in_use",
             "payload_too_large",
             "unsupported_media_type",
             "rate_limited",
+            "database_unavailable",
           ),
         },
       },
     },
-    async (request) => {
-      const { key, secret } = await keys.create(callerOf(request), request.body);
-      return { ...toKeyResponse(key), api_key: secret };
-    },
+    async (request, reply) =>
+      // The response holds the new secret: kept sealed for the window (docs/keys.md).
+      idempotentCreate(idempotency, request, reply, true, async (record) => {
+        const created = await keys.create(
+          callerOf(request),
+          request.body,
+          record && (({ key, secret }) => record({ ...toKeyResponse(key), api_key: secret })),
+        );
+        return { ...toKeyResponse(created.key), api_key: created.secret };
+      }),
   );
 
   routes.get(

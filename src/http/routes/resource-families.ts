@@ -10,7 +10,9 @@ import {
   ResourceRecord,
 } from "../../domain/resource-schemas.js";
 import type { AwsExternalIdService } from "../../services/aws-external-id.js";
+import type { IdempotentCreates } from "../../services/idempotency.js";
 import type { ResourceService, ResourceServices } from "../../services/resource-service.js";
+import { IdempotencyKeyHeaders, idempotentCreate } from "../idempotency-key.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
@@ -61,7 +63,7 @@ function operationId(toolName: string): string {
  * The five routes of one family, written once: the guard (via `config.operation`) authenticates, checks
  * the permission and the plan, and counts the request; each handler calls one service method.
  */
-function familyRoutes(app: FastifyInstance, service: ResourceService): void {
+function familyRoutes(app: FastifyInstance, service: ResourceService, idempotency: IdempotentCreates): void {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   const { family } = service;
   const { path, operations, singular, plural, tools } = family;
@@ -78,11 +80,18 @@ function familyRoutes(app: FastifyInstance, service: ResourceService): void {
         summary: `Create a ${singular}`,
         tags,
         security,
+        headers: IdempotencyKeyHeaders,
         body: ContentBody,
-        response: { 200: RecordBody, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        response: {
+          200: RecordBody,
+          ...errorResponses(400, 401, 403, 409, 413, 415, 429, "database_unavailable"),
+        },
       },
     },
-    async (request) => service.create(callerOf(request), request.body),
+    async (request, reply) =>
+      idempotentCreate(idempotency, request, reply, false, (record) =>
+        service.create(callerOf(request), request.body, record),
+      ),
   );
 
   routes.get(
@@ -183,9 +192,13 @@ function awsExternalIdRoute(app: FastifyInstance, awsExternalIds: AwsExternalIdS
 /** `/v1/proxies`, `/v1/storage-destinations`, `/v1/og-configs`: the same routes for every family. */
 export async function resourceFamilyRoutes(
   app: FastifyInstance,
-  { resources, awsExternalIds }: { resources: ResourceServices; awsExternalIds: AwsExternalIdService },
+  {
+    resources,
+    awsExternalIds,
+    idempotency,
+  }: { resources: ResourceServices; awsExternalIds: AwsExternalIdService; idempotency: IdempotentCreates },
 ): Promise<void> {
   sendNoStore(app);
-  for (const service of Object.values(resources)) familyRoutes(app, service);
+  for (const service of Object.values(resources)) familyRoutes(app, service, idempotency);
   awsExternalIdRoute(app, awsExternalIds);
 }

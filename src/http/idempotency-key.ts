@@ -1,0 +1,48 @@
+import { Type } from "typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../domain/idempotency.js";
+import type { IdempotentCreates, RecordResponse } from "../services/idempotency.js";
+import { callerOf } from "./management-guard.js";
+
+/** The `Idempotency-Key` request header of the create routes, validated (400) and documented here. */
+export const IdempotencyKeyHeaders = Type.Object({
+  [IDEMPOTENCY_KEY_HEADER]: Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description:
+        "1 to 255 printable ASCII characters, e.g. a random UUID. A repeat of the same request with the same " +
+        "key within 24 hours returns the first response and creates nothing; the same key with another body is " +
+        "409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_use.",
+      examples: ["5f0c2e9a-3b7d-4c1e-9a8f-2d6b4e1c7a90"],
+    }),
+  ),
+});
+
+/** Marks a replayed response, as Stripe does, so that a client can tell it from a new create. */
+const REPLAYED_HEADER = "Idempotent-Replayed";
+
+/**
+ * Answers a create once per `Idempotency-Key` (services/idempotency.ts): `create` gets the function that
+ * records its first response in its own transaction. `secret`: the response holds a new secret.
+ */
+export async function idempotentCreate<T>(
+  idempotency: IdempotentCreates,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  secret: boolean,
+  create: (record?: RecordResponse<T>) => Promise<T>,
+): Promise<T> {
+  const header = request.headers[IDEMPOTENCY_KEY_HEADER];
+  const { response, replayed } = await idempotency.run<T>(
+    {
+      orgId: callerOf(request).orgId,
+      key: typeof header === "string" ? header : undefined,
+      route: `${request.method} ${request.routeOptions.url ?? request.url}`,
+      body: request.body,
+      secret,
+    },
+    create,
+  );
+  if (replayed) reply.header(REPLAYED_HEADER, "true");
+  return response;
+}
