@@ -131,6 +131,9 @@ export async function createServices(
       log,
       ...(redis ? { redis } : {}),
       ...(versioned ? { onRecover: versioned.clear } : {}),
+      outagePolicy: config.limiterOutage,
+      deadlineMs: config.redisDeadlineMs,
+      outageAfterMs: config.redisOutageAfterMs,
     });
   } catch (error) {
     redis?.disconnect();

@@ -27,6 +27,9 @@ const ConfigSchema = Type.Object({
   LATCHKEY_LOG_FORMAT: Type.Union([Type.Literal("json"), Type.Literal("pretty")], { default: "json" }),
   LATCHKEY_METRICS: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_RECORD_CACHE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
+  LATCHKEY_REDIS_DEADLINE_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1500 }),
+  LATCHKEY_REDIS_OUTAGE_AFTER_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 2000 }),
+  LATCHKEY_LIMITER_OUTAGE: Type.Union([Type.Literal("local"), Type.Literal("refuse")], { default: "local" }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -67,6 +70,21 @@ export interface Config {
    * (docs/caching.md); `LATCHKEY_RECORD_CACHE=off` reads them from PostgreSQL on every request.
    */
   recordCache: boolean;
+  /**
+   * How long one rate-limit decision may keep retrying a slow Redis, under the same member, before it
+   * gets the outage policy's answer (LATCHKEY_REDIS_DEADLINE_MS).
+   */
+  redisDeadlineMs: number;
+  /**
+   * How long Redis may stay silent before a node leaves it (LATCHKEY_REDIS_OUTAGE_AFTER_MS); a lost
+   * connection leaves it at once.
+   */
+  redisOutageAfterMs: number;
+  /**
+   * What rate-limited requests get while Redis is away (LATCHKEY_LIMITER_OUTAGE): `local` counts on
+   * each node alone, `refuse` answers `503 rate_limiter_unavailable`.
+   */
+  limiterOutage: "local" | "refuse";
 }
 
 const validate = new Ajv({
@@ -109,5 +127,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logFormat: config.LATCHKEY_LOG_FORMAT,
     metrics: config.LATCHKEY_METRICS === "on",
     recordCache: config.LATCHKEY_RECORD_CACHE === "on",
+    redisDeadlineMs: config.LATCHKEY_REDIS_DEADLINE_MS,
+    redisOutageAfterMs: config.LATCHKEY_REDIS_OUTAGE_AFTER_MS,
+    limiterOutage: config.LATCHKEY_LIMITER_OUTAGE,
   });
 }

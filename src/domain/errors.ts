@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   host_not_allowed: 403,
   internal: 500,
   service_unavailable: 503,
+  rate_limiter_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -34,7 +35,7 @@ export interface ValidationIssue {
 export class LatchkeyError extends Error {
   readonly code: ErrorCode;
   readonly validationErrors: ValidationIssue[] | undefined;
-  /** Seconds to wait, on rate-limit rejections only. */
+  /** Seconds to wait (`Retry-After`), on rate-limit rejections and refusals while the limiter is away. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(

@@ -1,6 +1,7 @@
 import { type ErrorCode, LatchkeyError } from "../domain/errors.js";
 import { planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
 import { rateLimitMessage } from "../domain/rate-limit-groups.js";
+import { rateLimiterUnavailable } from "../ratelimit/fallback-rate-limiter.js";
 import { unauthorized } from "../services/authenticate.js";
 import { missingPermission } from "../services/operations.js";
 import { invalidServiceToken } from "../services/service-tokens.js";
@@ -62,6 +63,7 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
       "service_unavailable",
       "The change was not made: Redis, which tells every node of it, cannot be reached (Connection is closed.). Try again shortly.",
     ),
+  rate_limiter_unavailable: rateLimiterUnavailable,
 };
 
 /** The example body of one error code. */

@@ -1,12 +1,15 @@
 import { Redis } from "ioredis";
 
-/** Longest a single Redis command may take before the caller gives up and falls back. */
+/**
+ * Longest a single Redis command attempt may take. The limiter sends a timed-out decision again
+ * (under the same member) until its deadline, so this bounds one attempt, not a request's wait.
+ */
 export const REDIS_COMMAND_TIMEOUT_MS = 400;
 
 /**
  * Connects to Redis for rate-limit state, tuned so that an outage never makes a request wait: commands
  * fail at once while disconnected (no offline queue, no per-request retries) and after
- * `REDIS_COMMAND_TIMEOUT_MS` when Redis hangs; the connection itself keeps retrying forever, so a
+ * `REDIS_COMMAND_TIMEOUT_MS` per attempt when Redis hangs; the connection itself keeps retrying forever, so a
  * node returns to Redis by itself when it is back.
  */
 export function openRedis(url: string): Redis {

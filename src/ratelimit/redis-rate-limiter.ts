@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { decideSlidingLog, type SlidingLogDecision } from "../domain/sliding-log.js";
 import type { RateLimiter } from "./rate-limiter.js";
+import { afterPendingInput, watchAnswers } from "./redis-answers.js";
 import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
 
 /** A limiter whose backend can be checked without counting a request. */
@@ -10,10 +11,54 @@ export interface CheckableRateLimiter extends RateLimiter {
   ping(): Promise<void>;
   /** Always present on a shared limiter (RateLimiter.consumeChecked). */
   consumeChecked: NonNullable<RateLimiter["consumeChecked"]>;
+  /**
+   * Why the node should stop relying on the backend now (its connection is lost, or it has not
+   * answered anything for the outage time), or undefined while it answers, however slowly. Decided
+   * only after the input already waiting has been read, so a late event loop is never taken for it.
+   */
+  outage(): Promise<string | undefined>;
+}
+
+export interface RedisRateLimiterOptions {
+  /**
+   * How long one decision may take, retries included (LATCHKEY_REDIS_DEADLINE_MS): an attempt that
+   * times out is sent again with the same member until then; the call then fails.
+   */
+  deadlineMs?: number;
+  /** Silence after which Redis counts as gone (LATCHKEY_REDIS_OUTAGE_AFTER_MS); retries stop then. */
+  outageAfterMs?: number;
+  now?: () => number;
+}
+
+/** Default of LATCHKEY_REDIS_DEADLINE_MS. */
+export const DEFAULT_REDIS_DEADLINE_MS = 1500;
+/** Default of LATCHKEY_REDIS_OUTAGE_AFTER_MS. */
+export const DEFAULT_REDIS_OUTAGE_AFTER_MS = 2000;
+
+/** The deadline of one decision passed before Redis answered any of its attempts. */
+export class RedisDeadlineExceeded extends Error {
+  constructor(deadlineMs: number) {
+    super(`Redis did not answer within ${deadlineMs} ms (retries included)`);
+    this.name = "RedisDeadlineExceeded";
+  }
+}
+
+/** ioredis rejects a command with this message after its `commandTimeout` (redis-connection.ts). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === "Command timed out";
 }
 
 /** The script's admission must be the domain's: both implement one rule (domain/sliding-log.ts). */
 function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): SlidingLogDecision {
+  if (reply.replayed) {
+    // The answer to an attempt that was admitted already: admitted again, whatever the quota is now.
+    const oldest = reply.held.oldest ?? reply.now;
+    return {
+      type: "allow",
+      remaining: Math.max(0, quota - reply.held.count - 1),
+      resetMs: oldest + windowMs - reply.now,
+    };
+  }
   const decision = decideSlidingLog(reply.held, reply.now, quota, windowMs);
   if ((decision.type === "allow") !== reply.admitted) {
     throw new Error("Redis sliding log and domain/sliding-log.ts disagree; the script is out of date.");
@@ -24,8 +69,20 @@ function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): Sl
 /**
  * The exact sliding log shared by every node through Redis: one script call (one round trip) per
  * decision, in Redis time. Bucket names become Redis keys as they are; the caller namespaces them.
+ *
+ * A slow answer is not an outage: each attempt is abandoned after the connection's command timeout,
+ * but the decision is asked again, under the same member, until its deadline; the script counts a
+ * member once (redis-sliding-log.ts), so a retry of an attempt that Redis did admit is answered
+ * "admitted" again and never takes a second slot. Only a lost connection ends the retries early.
  */
-export function createRedisRateLimiter(redis: Redis): CheckableRateLimiter {
+export function createRedisRateLimiter(
+  redis: Redis,
+  options: RedisRateLimiterOptions = {},
+): CheckableRateLimiter {
+  const deadlineMs = options.deadlineMs ?? DEFAULT_REDIS_DEADLINE_MS;
+  const outageAfterMs = options.outageAfterMs ?? DEFAULT_REDIS_OUTAGE_AFTER_MS;
+  const now = options.now ?? Date.now;
+  const answers = watchAnswers(redis, now);
   // Members must be unique across every node and request, or two admissions would count as one.
   const instance = randomUUID();
   let sequence = 0;
@@ -38,28 +95,95 @@ export function createRedisRateLimiter(redis: Redis): CheckableRateLimiter {
     return `${instance}:${sequence}`;
   };
 
+  const connectionLost = () => {
+    if (redis.status === "ready") return undefined;
+    const cause = lastConnectionError ? `: ${lastConnectionError.message}` : "";
+    return `the connection to Redis is ${redis.status}${cause}`;
+  };
+
+  /**
+   * `work`, unless `giveUpAt` passes or Redis has been silent for the outage time first: a call never
+   * waits past the moment its node would leave Redis. Both are judged after the input waiting then
+   * has been read, so an answer that arrived while this process was starved of CPU still counts.
+   */
+  function beforeDeadline<T>(work: Promise<T>, giveUpAt: number): Promise<T> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const wait = () => {
+        const untilOutage = outageAfterMs - answers.silentForMs();
+        timer = setTimeout(expire, Math.max(0, Math.min(giveUpAt - now(), untilOutage)));
+      };
+      const expire = () =>
+        void afterPendingInput().then(() => {
+          if (settled) return;
+          if (now() < giveUpAt && answers.silentForMs() < outageAfterMs) return wait();
+          settled = true;
+          reject(new RedisDeadlineExceeded(deadlineMs));
+        });
+      work.then(
+        (value) => {
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          settled = true;
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+      wait();
+    });
+  }
+
+  /** One decision: attempts under one member until one is answered, the deadline, or a lost connection. */
+  async function decide(attempt: () => Promise<SlidingLogReply>): Promise<SlidingLogReply> {
+    const giveUpAt = now() + deadlineMs;
+    for (;;) {
+      answers.sent();
+      try {
+        return await beforeDeadline(attempt(), giveUpAt);
+      } catch (error) {
+        if (!isTimeout(error)) throw error;
+        await afterPendingInput();
+        if (connectionLost() !== undefined || answers.silentForMs() >= outageAfterMs) throw error;
+        if (now() >= giveUpAt) throw new RedisDeadlineExceeded(deadlineMs);
+      }
+    }
+  }
+
   return {
     get healthy() {
       return redis.status === "ready";
     },
 
     async consume(bucket, quota, windowMs) {
-      const reply = await evalSlidingLog(redis, bucket, quota, windowMs, member());
+      const id = member();
+      const reply = await decide(() => evalSlidingLog(redis, bucket, quota, windowMs, id));
       return decisionOf(reply, quota, windowMs);
     },
 
     async consumeChecked(bucket, quota, windowMs, check) {
-      const reply = await evalSlidingLog(redis, bucket, quota, windowMs, member(), check);
+      const id = member();
+      const reply = await decide(() => evalSlidingLog(redis, bucket, quota, windowMs, id, check));
       if (reply.stale) return { type: "stale", records: reply.records };
       return { type: "decided", decision: decisionOf(reply, quota, windowMs), records: reply.records };
     },
 
     async ping() {
-      if (redis.status !== "ready") {
-        const cause = lastConnectionError ? `: ${lastConnectionError.message}` : "";
-        throw new Error(`Redis connection is ${redis.status}${cause}`);
-      }
+      const lost = connectionLost();
+      if (lost) throw new Error(lost);
+      answers.sent();
       await redis.ping();
+    },
+
+    async outage() {
+      await afterPendingInput();
+      const lost = connectionLost();
+      if (lost) return lost;
+      const silent = answers.silentForMs();
+      return silent >= outageAfterMs ? `Redis has not answered for ${silent} ms` : undefined;
     },
 
     async close() {
