@@ -96,9 +96,10 @@ export function createRedisRateLimiter(
   };
 
   const connectionLost = () => {
-    if (redis.status === "ready") return undefined;
+    // A socket the server has closed stops being writable before ioredis processes the close.
+    if (redis.status === "ready" && redis.stream?.writable) return undefined;
     const cause = lastConnectionError ? `: ${lastConnectionError.message}` : "";
-    return `the connection to Redis is ${redis.status}${cause}`;
+    return `the connection to Redis is ${redis.status === "ready" ? "closed" : redis.status}${cause}`;
   };
 
   /**
