@@ -50,10 +50,11 @@ export function rateLimiterUnavailable(): LatchkeyError {
  * Uses the primary limiter and, while it is away, the outage policy: this node's own count, or a 503.
  * The node leaves the primary only when the primary says so (`outage`: a lost connection or a
  * sustained silence), never because one call was slow: the primary retries a slow call itself until
- * its deadline, and a call that fails without an outage gets the policy's answer alone while the
- * node stays on the primary. A background ping notices an outage without traffic and its end, and
- * brings the node back as soon as the primary answers. `healthy` is false while degraded, which
- * /readyz and the metrics report.
+ * its deadline, and a call that fails without an outage is refused alone (503) while the node stays
+ * on the primary. So the node's own count, the one exception to exact limits, is used only during a
+ * declared outage under the `local` policy. A background ping notices an outage without traffic and
+ * its end, and brings the node back as soon as the primary answers. `healthy` is false while
+ * degraded, which /readyz and the metrics report.
  */
 export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): RateLimiter {
   const { primary, fallback, log } = options;
@@ -80,16 +81,23 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
     log.warn({}, "rate limiter: Redis is back, limits are shared by all nodes again");
   }
 
-  /** A call failed: the node leaves the primary if it is away, else only this request is answered so. */
+  /**
+   * A call failed. When the primary is away the node leaves it, and the request gets the outage
+   * policy's answer. Otherwise (a call past its deadline, an error reply) the node stays on the
+   * primary and this request is refused with 503 whatever the policy: it cannot be counted exactly,
+   * and a node counts alone only once it has declared the outage.
+   */
   async function failed(error: unknown): Promise<void> {
     const outage = await primary.outage();
     if (outage !== undefined) return degrade(outage);
-    if (now() - failureLoggedAt < 60_000) return;
-    failureLoggedAt = now();
-    log.warn(
-      { err: error, policy },
-      "rate limiter: a Redis call failed while Redis is still connected; that request got the outage policy's answer (logged at most once a minute)",
-    );
+    if (now() - failureLoggedAt >= 60_000) {
+      failureLoggedAt = now();
+      log.warn(
+        { err: error, policy },
+        "rate limiter: a Redis call failed while Redis is still connected; that request was answered 503 rate_limiter_unavailable (logged at most once a minute)",
+      );
+    }
+    throw rateLimiterUnavailable();
   }
 
   async function check(): Promise<void> {

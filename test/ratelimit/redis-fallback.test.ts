@@ -118,15 +118,19 @@ describe("fallback limiter (its switching rules, with a stand-in primary)", () =
     expect(log.lines).toHaveLength(2);
   });
 
-  test("a call that fails without an outage gets the policy's answer alone: the node stays on the primary", async () => {
+  test("a call that fails without an outage is refused alone with 503, under `local` too: the node stays on the primary", async () => {
     const { primary, set } = standIn();
     const { limiter, log } = fallbackOf(primary);
     set("failing");
-    expect((await limiter.consume("b", 1, 60_000)).type).toBe("allow");
+    // Counting it on this node alone could admit one request too many while the others count in Redis.
+    await expect(limiter.consume("b", 1, 60_000)).rejects.toMatchObject({
+      code: "rate_limiter_unavailable",
+      retryAfterSeconds: 1,
+    });
     expect(limiter.healthy).toBe(true);
     const calls = primary.calls;
     set("up");
-    await limiter.consume("b", 1, 60_000);
+    expect((await limiter.consume("b", 1, 60_000)).type).toBe("allow");
     expect(primary.calls).toBe(calls + 1);
     expect(log.lines).toEqual([
       expect.stringContaining("a Redis call failed while Redis is still connected"),
@@ -212,14 +216,16 @@ describeWithServices(["redisServer"], "Redis outage (a throwaway redis-server)",
     expect(await bucketSize(server.url, after)).toBe(1);
   });
 
-  test("a paused Redis is not an outage before its silence lasts: a call gives up at its deadline, the node stays", async () => {
+  test("a paused Redis is not an outage before its silence lasts: a call is refused at its deadline, the node stays", async () => {
     const log = capturingLog();
     const limiter = await redisLimiter(server.url, log, { deadlineMs: 300, outageAfterMs: NEVER_MS });
     const bucket = `lk:${randomUUID()}`;
     server.pause();
     try {
       // Answered while Redis is still paused: the call did not wait for Redis, only for its deadline.
-      expect((await limiter.consume(bucket, 5, 60_000)).type).toBe("allow");
+      await expect(limiter.consume(bucket, 5, 60_000)).rejects.toMatchObject({
+        code: "rate_limiter_unavailable",
+      });
       expect(limiter.healthy).toBe(true);
     } finally {
       server.resume();
