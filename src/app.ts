@@ -100,7 +100,8 @@ export async function createServices(
   log: LimiterLog = stderrLog,
 ): Promise<Services> {
   const stores = await openStores(config.databaseUrl);
-  const redis = config.redisUrl === undefined ? undefined : openRedis(config.redisUrl);
+  const redis =
+    config.redisUrl === undefined ? undefined : openRedis(config.redisUrl, config.redisDeadlineMs);
   let limiter: RateLimiter | undefined;
   const metrics = config.metrics
     ? createMetrics({

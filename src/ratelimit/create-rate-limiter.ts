@@ -35,7 +35,7 @@ export interface RateLimiterChoice {
 export async function createRateLimiter(choice: RateLimiterChoice): Promise<RateLimiter> {
   const memory = createMemoryRateLimiter(choice.clock);
   if (!choice.redisUrl) return memory;
-  const redis = choice.redis ?? openRedis(choice.redisUrl);
+  const redis = choice.redis ?? openRedis(choice.redisUrl, choice.deadlineMs);
   // Waiting briefly here keeps the first requests of a normal start off the fallback, and a node
   // whose Redis is down at start still starts, degraded, instead of refusing to serve.
   const ready = await waitUntilReady(redis, choice.connectWaitMs ?? 1000);

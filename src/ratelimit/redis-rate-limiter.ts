@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { decideSlidingLog, type SlidingLogDecision } from "../domain/sliding-log.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { afterPendingInput, watchAnswers } from "./redis-answers.js";
+import { DEFAULT_REDIS_DEADLINE_MS } from "./redis-connection.js";
 import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
 
 /** A limiter whose backend can be checked without counting a request. */
@@ -30,10 +31,15 @@ export interface RedisRateLimiterOptions {
   now?: () => number;
 }
 
-/** Default of LATCHKEY_REDIS_DEADLINE_MS. */
-export const DEFAULT_REDIS_DEADLINE_MS = 1500;
 /** Default of LATCHKEY_REDIS_OUTAGE_AFTER_MS. */
 export const DEFAULT_REDIS_OUTAGE_AFTER_MS = 2000;
+
+/**
+ * How long an attempt goes unanswered before the same decision is sent again. Every attempt stays
+ * alive until the deadline (the connection's command timeout), so the first answer to any of them
+ * decides, and a late answer is never thrown away.
+ */
+const RETRY_AFTER_MS = 400;
 
 /** The deadline of one decision passed before Redis answered any of its attempts. */
 export class RedisDeadlineExceeded extends Error {
@@ -70,10 +76,10 @@ function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): Sl
  * The exact sliding log shared by every node through Redis: one script call (one round trip) per
  * decision, in Redis time. Bucket names become Redis keys as they are; the caller namespaces them.
  *
- * A slow answer is not an outage: each attempt is abandoned after the connection's command timeout,
- * but the decision is asked again, under the same member, until its deadline; the script counts a
- * member once (redis-sliding-log.ts), so a retry of an attempt that Redis did admit is answered
- * "admitted" again and never takes a second slot. Only a lost connection ends the retries early.
+ * A slow answer is not an outage: an unanswered decision is sent again, under the same member, until
+ * its deadline, and the first answer to any attempt decides; the script counts a member once
+ * (redis-sliding-log.ts), so a retry of an attempt that Redis did admit is answered "admitted" again
+ * and never takes a second slot. Only a lost connection or the outage silence ends the retries early.
  */
 export function createRedisRateLimiter(
   redis: Redis,
@@ -103,55 +109,51 @@ export function createRedisRateLimiter(
   };
 
   /**
-   * `work`, unless `giveUpAt` passes or Redis has been silent for the outage time first: a call never
-   * waits past the moment its node would leave Redis. Both are judged after the input waiting then
-   * has been read, so an answer that arrived while this process was starved of CPU still counts.
+   * One decision: the same attempt (same member) sent again every `RETRY_AFTER_MS` while none is
+   * answered, until the first answer, an error other than a timeout (a lost connection, an error
+   * reply), the deadline, or the moment the node would leave Redis for its silence. Time limits are
+   * judged only after the input waiting then has been read, so an answer that arrived while this
+   * process was starved of CPU still decides.
    */
-  function beforeDeadline<T>(work: Promise<T>, giveUpAt: number): Promise<T> {
+  function decide(attempt: () => Promise<SlidingLogReply>): Promise<SlidingLogReply> {
+    const giveUpAt = now() + deadlineMs;
     return new Promise((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
-      const wait = () => {
-        const untilOutage = outageAfterMs - answers.silentForMs();
-        timer = setTimeout(expire, Math.max(0, Math.min(giveUpAt - now(), untilOutage)));
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        outcome();
       };
-      const expire = () =>
+      const send = () => {
+        answers.sent();
+        attempt().then(
+          (reply) => settle(() => resolve(reply)),
+          (error: unknown) => {
+            // A timed-out attempt leaves the decision to the others and to the deadline.
+            if (!isTimeout(error)) settle(() => reject(error));
+          },
+        );
+      };
+      const schedule = () => {
+        const untilOutage = outageAfterMs - answers.silentForMs();
+        const wait = Math.min(RETRY_AFTER_MS, giveUpAt - now(), untilOutage);
+        timer = setTimeout(tick, Math.max(0, wait));
+      };
+      const tick = () =>
         void afterPendingInput().then(() => {
           if (settled) return;
-          if (now() < giveUpAt && answers.silentForMs() < outageAfterMs) return wait();
-          settled = true;
-          reject(new RedisDeadlineExceeded(deadlineMs));
+          if (now() >= giveUpAt || answers.silentForMs() >= outageAfterMs || connectionLost()) {
+            settle(() => reject(new RedisDeadlineExceeded(deadlineMs)));
+            return;
+          }
+          send();
+          schedule();
         });
-      work.then(
-        (value) => {
-          settled = true;
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          settled = true;
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-      wait();
+      send();
+      schedule();
     });
-  }
-
-  /** One decision: attempts under one member until one is answered, the deadline, or a lost connection. */
-  async function decide(attempt: () => Promise<SlidingLogReply>): Promise<SlidingLogReply> {
-    const giveUpAt = now() + deadlineMs;
-    for (;;) {
-      answers.sent();
-      try {
-        return await beforeDeadline(attempt(), giveUpAt);
-      } catch (error) {
-        if (!isTimeout(error)) throw error;
-        await afterPendingInput();
-        if (connectionLost() !== undefined || answers.silentForMs() >= outageAfterMs) throw error;
-        if (now() >= giveUpAt) throw new RedisDeadlineExceeded(deadlineMs);
-      }
-    }
   }
 
   return {

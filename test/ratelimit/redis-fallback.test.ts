@@ -252,7 +252,7 @@ describeWithServices(["redisServer"], "Redis outage (a throwaway redis-server)",
     server.pause();
     const decision = limiter.consume(bucket, 5, 60_000);
     try {
-      // Resumed once the first attempt has timed out and its retry is queued behind it (ioredis keeps
+      // Resumed once the decision has been sent again behind its first attempt (ioredis keeps
       // unanswered commands in order): Redis then runs both, and the retry finds its member.
       await vi.waitFor(() => expect(sentDecisions()).toBeGreaterThanOrEqual(2), { timeout: 5000 });
     } finally {

@@ -128,8 +128,8 @@ describeWithServices(["redis", "redisServer"], "Redis limiter internals", ({ red
     expect((await limiter.consume(key, 5, 60_000)).type).toBe("allow");
     own.pause();
     const decision = limiter.consume(key, 5, 60_000);
-    // The first attempt is abandoned after the command timeout and a second one is queued behind it;
-    // once Redis runs again it executes both: the first admits, the second finds its member.
+    // The first attempt goes unanswered and the same decision is sent again behind it; once Redis
+    // runs again it executes both: the first admits, the second finds its member and adds nothing.
     await vi.waitFor(() => expect(redis.commandQueue.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
     own.resume();
     expect(await decision).toMatchObject({ type: "allow", remaining: 3 });
