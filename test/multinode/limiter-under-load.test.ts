@@ -135,10 +135,12 @@ describeWithServices(["postgres", "redisServer"], "the shared limiter under load
       LATCHKEY_REDIS_OUTAGE_AFTER_MS: String(OUTAGE_AFTER_MS),
     };
     // One after the other: five starts at once can outlast a start deadline on a loaded machine.
-    for (let i = 0; i < 3; i++) local.push(await startNode({ ...env, LATCHKEY_LIMITER_OUTAGE: "local" }));
-    for (let i = 0; i < 2; i++) refuse.push(await startNode({ ...env, LATCHKEY_LIMITER_OUTAGE: "refuse" }));
+    for (let i = 0; i < 3; i++)
+      local.push(await startNode({ ...env, LATCHKEY_LIMITER_OUTAGE: "local" }, 60_000));
+    for (let i = 0; i < 2; i++)
+      refuse.push(await startNode({ ...env, LATCHKEY_LIMITER_OUTAGE: "refuse" }, 60_000));
     store = await openKeyStore(schema.url);
-  }, 120_000);
+  }, 300_000);
 
   showNodeOutputOnFailure(all);
 
