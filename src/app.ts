@@ -104,7 +104,8 @@ export async function createServices(
   log: LimiterLog = stderrLog,
 ): Promise<Services> {
   const stores = await openStores(config.databaseUrl, log);
-  const redis = config.redisUrl === undefined ? undefined : openRedis(config.redisUrl);
+  const redis =
+    config.redisUrl === undefined ? undefined : openRedis(config.redisUrl, config.redisDeadlineMs);
   let limiter: RateLimiter | undefined;
   const metrics = config.metrics
     ? createMetrics({
@@ -132,6 +133,9 @@ export async function createServices(
       log,
       ...(redis ? { redis } : {}),
       onRecover: coherence.clear,
+      outagePolicy: config.limiterOutage,
+      deadlineMs: config.redisDeadlineMs,
+      outageAfterMs: config.redisOutageAfterMs,
     });
   } catch (error) {
     redis?.disconnect();

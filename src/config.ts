@@ -39,6 +39,9 @@ const ConfigSchema = Type.Object({
   LATCHKEY_RECORD_CACHE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   LATCHKEY_SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 10 }),
+  LATCHKEY_REDIS_DEADLINE_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1500 }),
+  LATCHKEY_REDIS_OUTAGE_AFTER_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 2000 }),
+  LATCHKEY_LIMITER_OUTAGE: Type.Union([Type.Literal("local"), Type.Literal("refuse")], { default: "local" }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -96,6 +99,21 @@ export interface Config {
    * every connection and exits (LATCHKEY_SHUTDOWN_GRACE_SECONDS).
    */
   shutdownGraceSeconds: number;
+  /**
+   * How long one rate-limit decision may keep retrying a slow Redis, under the same member, before it
+   * gets the outage policy's answer (LATCHKEY_REDIS_DEADLINE_MS).
+   */
+  redisDeadlineMs: number;
+  /**
+   * How long Redis may stay silent before a node leaves it (LATCHKEY_REDIS_OUTAGE_AFTER_MS); a lost
+   * connection leaves it at once.
+   */
+  redisOutageAfterMs: number;
+  /**
+   * What rate-limited requests get while Redis is away (LATCHKEY_LIMITER_OUTAGE): `local` counts on
+   * each node alone, `refuse` answers `503 rate_limiter_unavailable`.
+   */
+  limiterOutage: "local" | "refuse";
 }
 
 // Environment variables are text: the `text` rules coerce "8080" to 8080 and fill in the defaults.
@@ -148,5 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     recordCache: config.LATCHKEY_RECORD_CACHE === "on",
     requestTimeoutSeconds: config.LATCHKEY_REQUEST_TIMEOUT_SECONDS,
     shutdownGraceSeconds: config.LATCHKEY_SHUTDOWN_GRACE_SECONDS,
+    redisDeadlineMs: config.LATCHKEY_REDIS_DEADLINE_MS,
+    redisOutageAfterMs: config.LATCHKEY_REDIS_OUTAGE_AFTER_MS,
+    limiterOutage: config.LATCHKEY_LIMITER_OUTAGE,
   });
 }

@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   database_unavailable: 503,
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
+  rate_limiter_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -42,7 +43,7 @@ export interface ValidationIssue {
 export class LatchkeyError extends Error {
   readonly code: ErrorCode;
   readonly validationErrors: ValidationIssue[] | undefined;
-  /** Seconds to wait, on rate-limit rejections only. */
+  /** Seconds to wait (`Retry-After`), on rate-limit rejections and refusals while the limiter is away. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(

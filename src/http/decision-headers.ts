@@ -18,8 +18,9 @@ export function rateLimitHeaders(decision: ManagementDecision): Record<string, s
 
 /**
  * Every header a decision gives the caller, as a platform or gateway relays them: the group's
- * rate-limit headers (and `Retry-After` on its 429), the `x-renders-*` credit headers (also on the
- * plan-limit 429, with consumed 0), and `WWW-Authenticate` on a 401.
+ * rate-limit headers (and `Retry-After` on its 429, and on the 503 `rate_limiter_unavailable`), the
+ * `x-renders-*` credit headers (also on the plan-limit 429, with consumed 0), and `WWW-Authenticate`
+ * on a 401.
  */
 export function decisionHeaders(
   decision: AccessDecision,
@@ -30,6 +31,10 @@ export function decisionHeaders(
     Object.assign(headers, rateLimitHeaders(decision.rateLimit));
     if (decision.rateLimit.type === "deny")
       headers["Retry-After"] = String(decision.rateLimit.retryAfterSeconds);
+  }
+  // The 503 of the `refuse` outage policy, which has no rate-limit decision to take it from.
+  if (protocol === "rest" && decision.error?.code === "rate_limiter_unavailable") {
+    headers["Retry-After"] = String(decision.error.retryAfterSeconds ?? 1);
   }
   if (decision.credits) {
     headers["x-renders-allowed"] = String(decision.credits.allowance);

@@ -2,6 +2,7 @@ import { type ErrorCode, LatchkeyError } from "../domain/errors.js";
 import { planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
 import { idempotencyKeyInUse, idempotencyKeyReused } from "../domain/idempotency.js";
 import { rateLimitMessage } from "../domain/rate-limit-groups.js";
+import { rateLimiterUnavailable } from "../ratelimit/fallback-rate-limiter.js";
 import { unauthorized } from "../services/authenticate.js";
 import { missingPermission } from "../services/operations.js";
 import { invalidServiceToken } from "../services/service-tokens.js";
@@ -72,6 +73,7 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
   database_unavailable: () => databaseUnavailable(),
   idempotency_key_reused: idempotencyKeyReused,
   idempotency_key_in_use: idempotencyKeyInUse,
+  rate_limiter_unavailable: rateLimiterUnavailable,
 };
 
 /** The example body of one error code. */

@@ -1,6 +1,10 @@
 import type { Redis } from "ioredis";
 import type { Clock } from "../domain/clock.js";
-import { createFallbackRateLimiter, type LimiterLog } from "./fallback-rate-limiter.js";
+import {
+  createFallbackRateLimiter,
+  type LimiterLog,
+  type LimiterOutagePolicy,
+} from "./fallback-rate-limiter.js";
 import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { openRedis, waitUntilReady } from "./redis-connection.js";
@@ -19,20 +23,30 @@ export interface RateLimiterChoice {
   redis?: Redis;
   /** Called when the limiter returns to Redis after a fallback. */
   onRecover?: () => void;
+  /** What rate-limited requests get while Redis is away (LATCHKEY_LIMITER_OUTAGE); `local` by default. */
+  outagePolicy?: LimiterOutagePolicy;
+  /** How long one decision may retry a slow Redis (LATCHKEY_REDIS_DEADLINE_MS). */
+  deadlineMs?: number;
+  /** Silence after which Redis counts as gone (LATCHKEY_REDIS_OUTAGE_AFTER_MS). */
+  outageAfterMs?: number;
 }
 
-/** Memory alone, or Redis with this node's memory as the fallback during an outage. */
+/** Memory alone, or Redis with the outage policy (this node's memory, or a 503) during an outage. */
 export async function createRateLimiter(choice: RateLimiterChoice): Promise<RateLimiter> {
   const memory = createMemoryRateLimiter(choice.clock);
   if (!choice.redisUrl) return memory;
-  const redis = choice.redis ?? openRedis(choice.redisUrl);
+  const redis = choice.redis ?? openRedis(choice.redisUrl, choice.deadlineMs);
   // Waiting briefly here keeps the first requests of a normal start off the fallback, and a node
   // whose Redis is down at start still starts, degraded, instead of refusing to serve.
   const ready = await waitUntilReady(redis, choice.connectWaitMs ?? 1000);
   return createFallbackRateLimiter({
-    primary: createRedisRateLimiter(redis),
+    primary: createRedisRateLimiter(redis, {
+      deadlineMs: choice.deadlineMs,
+      outageAfterMs: choice.outageAfterMs,
+    }),
     fallback: memory,
     log: choice.log,
+    policy: choice.outagePolicy,
     startDegraded: !ready,
     ...(choice.onRecover ? { onRecover: choice.onRecover } : {}),
   });

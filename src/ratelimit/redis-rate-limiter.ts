@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { decideSlidingLog, type SlidingLogDecision } from "../domain/sliding-log.js";
 import type { RateLimiter } from "./rate-limiter.js";
+import { afterPendingInput, watchAnswers } from "./redis-answers.js";
+import { DEFAULT_REDIS_DEADLINE_MS } from "./redis-connection.js";
 import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
 
 /** A limiter whose backend can be checked without counting a request. */
@@ -10,10 +12,59 @@ export interface CheckableRateLimiter extends RateLimiter {
   ping(): Promise<void>;
   /** Always present on a shared limiter (RateLimiter.consumeChecked). */
   consumeChecked: NonNullable<RateLimiter["consumeChecked"]>;
+  /**
+   * Why the node should stop relying on the backend now (its connection is lost, or it has not
+   * answered anything for the outage time), or undefined while it answers, however slowly. Decided
+   * only after the input already waiting has been read, so a late event loop is never taken for it.
+   */
+  outage(): Promise<string | undefined>;
+}
+
+export interface RedisRateLimiterOptions {
+  /**
+   * How long one decision may take, retries included (LATCHKEY_REDIS_DEADLINE_MS): an attempt that
+   * times out is sent again with the same member until then; the call then fails.
+   */
+  deadlineMs?: number;
+  /** Silence after which Redis counts as gone (LATCHKEY_REDIS_OUTAGE_AFTER_MS); retries stop then. */
+  outageAfterMs?: number;
+  now?: () => number;
+}
+
+/** Default of LATCHKEY_REDIS_OUTAGE_AFTER_MS. */
+export const DEFAULT_REDIS_OUTAGE_AFTER_MS = 2000;
+
+/**
+ * How long an attempt goes unanswered before the same decision is sent again. Every attempt stays
+ * alive until the deadline (the connection's command timeout), so the first answer to any of them
+ * decides, and a late answer is never thrown away.
+ */
+const RETRY_AFTER_MS = 400;
+
+/** The deadline of one decision passed before Redis answered any of its attempts. */
+export class RedisDeadlineExceeded extends Error {
+  constructor(deadlineMs: number) {
+    super(`Redis did not answer within ${deadlineMs} ms (retries included)`);
+    this.name = "RedisDeadlineExceeded";
+  }
+}
+
+/** ioredis rejects a command with this message after its `commandTimeout` (redis-connection.ts). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === "Command timed out";
 }
 
 /** The script's admission must be the domain's: both implement one rule (domain/sliding-log.ts). */
 function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): SlidingLogDecision {
+  if (reply.replayed) {
+    // The answer to an attempt that was admitted already: admitted again, whatever the quota is now.
+    const oldest = reply.held.oldest ?? reply.now;
+    return {
+      type: "allow",
+      remaining: Math.max(0, quota - reply.held.count - 1),
+      resetMs: oldest + windowMs - reply.now,
+    };
+  }
   const decision = decideSlidingLog(reply.held, reply.now, quota, windowMs);
   if ((decision.type === "allow") !== reply.admitted) {
     throw new Error("Redis sliding log and domain/sliding-log.ts disagree; the script is out of date.");
@@ -24,8 +75,20 @@ function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): Sl
 /**
  * The exact sliding log shared by every node through Redis: one script call (one round trip) per
  * decision, in Redis time. Bucket names become Redis keys as they are; the caller namespaces them.
+ *
+ * A slow answer is not an outage: an unanswered decision is sent again, under the same member, until
+ * its deadline, and the first answer to any attempt decides; the script counts a member once
+ * (redis-sliding-log.ts), so a retry of an attempt that Redis did admit is answered "admitted" again
+ * and never takes a second slot. Only a lost connection or the outage silence ends the retries early.
  */
-export function createRedisRateLimiter(redis: Redis): CheckableRateLimiter {
+export function createRedisRateLimiter(
+  redis: Redis,
+  options: RedisRateLimiterOptions = {},
+): CheckableRateLimiter {
+  const deadlineMs = options.deadlineMs ?? DEFAULT_REDIS_DEADLINE_MS;
+  const outageAfterMs = options.outageAfterMs ?? DEFAULT_REDIS_OUTAGE_AFTER_MS;
+  const now = options.now ?? Date.now;
+  const answers = watchAnswers(redis, now);
   // Members must be unique across every node and request, or two admissions would count as one.
   const instance = randomUUID();
   let sequence = 0;
@@ -38,28 +101,92 @@ export function createRedisRateLimiter(redis: Redis): CheckableRateLimiter {
     return `${instance}:${sequence}`;
   };
 
+  const connectionLost = () => {
+    // A socket the server has closed stops being writable before ioredis processes the close.
+    if (redis.status === "ready" && redis.stream?.writable) return undefined;
+    const cause = lastConnectionError ? `: ${lastConnectionError.message}` : "";
+    return `the connection to Redis is ${redis.status === "ready" ? "closed" : redis.status}${cause}`;
+  };
+
+  /**
+   * One decision: the same attempt (same member) sent again every `RETRY_AFTER_MS` while none is
+   * answered, until the first answer, an error other than a timeout (a lost connection, an error
+   * reply), the deadline, or the moment the node would leave Redis for its silence. Time limits are
+   * judged only after the input waiting then has been read, so an answer that arrived while this
+   * process was starved of CPU still decides.
+   */
+  function decide(attempt: () => Promise<SlidingLogReply>): Promise<SlidingLogReply> {
+    const giveUpAt = now() + deadlineMs;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        outcome();
+      };
+      const send = () => {
+        answers.sent();
+        attempt().then(
+          (reply) => settle(() => resolve(reply)),
+          (error: unknown) => {
+            // A timed-out attempt leaves the decision to the others and to the deadline.
+            if (!isTimeout(error)) settle(() => reject(error));
+          },
+        );
+      };
+      const schedule = () => {
+        const untilOutage = outageAfterMs - answers.silentForMs();
+        const wait = Math.min(RETRY_AFTER_MS, giveUpAt - now(), untilOutage);
+        timer = setTimeout(tick, Math.max(0, wait));
+      };
+      const tick = () =>
+        void afterPendingInput().then(() => {
+          if (settled) return;
+          if (now() >= giveUpAt || answers.silentForMs() >= outageAfterMs || connectionLost()) {
+            settle(() => reject(new RedisDeadlineExceeded(deadlineMs)));
+            return;
+          }
+          send();
+          schedule();
+        });
+      send();
+      schedule();
+    });
+  }
+
   return {
     get healthy() {
       return redis.status === "ready";
     },
 
     async consume(bucket, quota, windowMs) {
-      const reply = await evalSlidingLog(redis, bucket, quota, windowMs, member());
+      const id = member();
+      const reply = await decide(() => evalSlidingLog(redis, bucket, quota, windowMs, id));
       return decisionOf(reply, quota, windowMs);
     },
 
     async consumeChecked(bucket, quota, windowMs, check) {
-      const reply = await evalSlidingLog(redis, bucket, quota, windowMs, member(), check);
+      const id = member();
+      const reply = await decide(() => evalSlidingLog(redis, bucket, quota, windowMs, id, check));
       if (reply.stale) return { type: "stale", records: reply.records };
       return { type: "decided", decision: decisionOf(reply, quota, windowMs), records: reply.records };
     },
 
     async ping() {
-      if (redis.status !== "ready") {
-        const cause = lastConnectionError ? `: ${lastConnectionError.message}` : "";
-        throw new Error(`Redis connection is ${redis.status}${cause}`);
-      }
+      const lost = connectionLost();
+      if (lost) throw new Error(lost);
+      answers.sent();
       await redis.ping();
+    },
+
+    async outage() {
+      await afterPendingInput();
+      const lost = connectionLost();
+      if (lost) return lost;
+      const silent = answers.silentForMs();
+      return silent >= outageAfterMs ? `Redis has not answered for ${silent} ms` : undefined;
     },
 
     async close() {

@@ -11,10 +11,18 @@ import type { ObservedRecordVersion, RecordVersionCheck } from "./rate-limiter.j
  * KEYS[1]: the bucket's sorted set (member = one admission, score = its time in ms); optionally
  * KEYS[2] and KEYS[3]: the organization's record version and writes in progress
  * (src/cache/redis-record-versions.ts).
- * ARGV: quota, window in ms, a member unique to this request, and (with the version keys) the
- * version the caller's cached record was read at, or "".
+ * ARGV: quota, window in ms, a member unique to this request (the same on every retry of it), and
+ * (with the version keys) the version the caller's cached record was read at, or "".
  * Returns { admitted 0|1 (-1: stale), slots held before this request, oldest held time or -1, now in
- * ms, record version or "", writes in progress }.
+ * ms, record version or "", writes in progress, 1 when this was a retry of an admitted call else 0 }.
+ *
+ * Idempotent per member: a call whose member already holds a slot (an earlier attempt of the same
+ * request was admitted, but its answer was lost or came too late) is answered "admitted" again and
+ * counts nothing, so a node may retry a timed-out call without ever counting a request twice. That
+ * check comes before the record-version check: an admission already made is never turned into
+ * "stale" (the caller would then ask again, under a new member). A rejected or stale attempt wrote
+ * nothing, so its retry is simply decided afresh: at most `quota` members are ever held, whatever
+ * the number of retries.
  *
  * Only admitted requests are added, so a rejected request takes no slot; the key expires one window
  * after its newest admission, so idle buckets cost nothing. The admission rule (`count >= quota`
@@ -26,29 +34,40 @@ export const SLIDING_LOG_SCRIPT = `${CURRENT_VERSION_LUA}
 local key = KEYS[1]
 local quota = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local member = ARGV[3]
 local version = ''
 local writing = 0
 if #KEYS == 3 then
   version = currentVersion(KEYS[2])
   writing = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if ARGV[4] ~= '' and (ARGV[4] ~= version or writing > 0) then
-    return {-1, 0, -1, 0, version, writing}
-  end
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local admittedAt = redis.call('ZSCORE', key, member)
+if admittedAt then
+  admittedAt = tonumber(admittedAt)
+  local before = redis.call('ZCOUNT', key, '-inf', '(' .. admittedAt)
+  local first = admittedAt
+  if before > 0 then
+    first = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+  end
+  return {1, before, first, now, version, writing, 1}
+end
+if #KEYS == 3 and ARGV[4] ~= '' and (ARGV[4] ~= version or writing > 0) then
+  return {-1, 0, -1, 0, version, writing, 0}
+end
 local count = redis.call('ZCARD', key)
 local oldest = -1
 if count > 0 then
   oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
 end
 if count >= quota then
-  return {0, count, oldest, now, version, writing}
+  return {0, count, oldest, now, version, writing, 0}
 end
-redis.call('ZADD', key, now, ARGV[3])
+redis.call('ZADD', key, now, member)
 redis.call('PEXPIRE', key, window)
-return {1, count, oldest, now, version, writing}
+return {1, count, oldest, now, version, writing, 0}
 `;
 
 const SCRIPT_SHA = createHash("sha1").update(SLIDING_LOG_SCRIPT).digest("hex");
@@ -65,6 +84,8 @@ export interface SlidingLogReply {
   now: number;
   /** The organization's record version, when its keys were given. */
   records: ObservedRecordVersion | undefined;
+  /** True when the member already held a slot: a retry of an admitted call, counted once. */
+  replayed: boolean;
 }
 
 function isNoScript(error: unknown): boolean {
@@ -72,11 +93,11 @@ function isNoScript(error: unknown): boolean {
 }
 
 function parseReply(reply: unknown): SlidingLogReply {
-  if (!Array.isArray(reply) || reply.length !== 6) {
+  if (!Array.isArray(reply) || reply.length !== 7) {
     throw new Error(`Unexpected sliding-log reply from Redis: ${JSON.stringify(reply)}`);
   }
-  const [admitted, count, oldest, now, version, writing] = reply as unknown[];
-  if (![admitted, count, oldest, now, writing].every((n) => typeof n === "number")) {
+  const [admitted, count, oldest, now, version, writing, replayed] = reply as unknown[];
+  if (![admitted, count, oldest, now, writing, replayed].every((n) => typeof n === "number")) {
     throw new Error(`Unexpected sliding-log reply from Redis: ${JSON.stringify(reply)}`);
   }
   return {
@@ -88,6 +109,7 @@ function parseReply(reply: unknown): SlidingLogReply {
       typeof version === "string" && version !== ""
         ? { version: Number(version), writing: (writing as number) > 0 }
         : undefined,
+    replayed: replayed === 1,
   };
 }
 

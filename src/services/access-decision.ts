@@ -74,7 +74,8 @@ const STALE = Symbol("stale");
 /**
  * Checks, in this order, and stops at the first refusal: credentials (401) -> permission (403
  * `missing_permission`) -> plan feature (403 `plan_restricted`) -> group rate limit (429
- * `rate_limited`; the slot is taken when admitted) -> credits (429 `plan_limit_exceeded`; consumed only
+ * `rate_limited`, or 503 `rate_limiter_unavailable` under the `refuse` outage policy; the slot is
+ * taken when admitted) -> credits (429 `plan_limit_exceeded`; consumed only
  * when allowed). The plan is read only when a credit or a plan-gated family is involved.
  */
 export function createAccessControl(deps: AccessControlDeps): AccessControl {
@@ -123,10 +124,17 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
 
     let limit: ManagementDecision | null = null;
     if (request.group) {
-      const answer =
-        expected === undefined
-          ? await rateLimit.consume(caller.orgId, request.group)
-          : await rateLimit.consumeExpecting(caller.orgId, request.group, expected);
+      let answer: Awaited<ReturnType<ManagementRateLimit["consumeExpecting"]>>;
+      try {
+        answer =
+          expected === undefined
+            ? await rateLimit.consume(caller.orgId, request.group)
+            : await rateLimit.consumeExpecting(caller.orgId, request.group, expected);
+      } catch (error) {
+        // The shared limiter is away and the deployment refuses meanwhile: this request's answer.
+        if (error instanceof LatchkeyError && error.code === "rate_limiter_unavailable") return refuse(error);
+        throw error;
+      }
       if (answer.type === "stale") return STALE;
       limit = answer;
       if (limit.type === "deny") {

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { expect, onTestFinished, test } from "vitest";
+import { expect, onTestFinished, test, vi } from "vitest";
 import { createManagementRateLimit } from "../../src/ratelimit/management-rate-limit.js";
 import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.js";
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
-import { slidingLogScriptSha } from "../../src/ratelimit/redis-sliding-log.js";
+import { recordVersionKeys } from "../../src/cache/redis-record-versions.js";
+import { evalSlidingLog, slidingLogScriptSha } from "../../src/ratelimit/redis-sliding-log.js";
 import { startThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 
@@ -60,5 +61,78 @@ describeWithServices(["redis", "redisServer"], "Redis limiter internals", ({ red
     expect((await production.consume("org_1", "api-key:write")).type).toBe("allow");
     expect(await redis.zcard(`${prefix}-staging:org_1:api-key:write`)).toBe(20);
     expect(await redis.zcard(`${prefix}-production:org_1:api-key:write`)).toBe(1);
+  });
+
+  test("a retried member is counted once: the same admission is answered again, nothing more is held", async () => {
+    const redis = await connect();
+    const key = `lk-test:${randomUUID()}`;
+    const first = await evalSlidingLog(redis, key, 3, 60_000, "node-a:1");
+    expect(first).toMatchObject({ admitted: true, replayed: false, held: { count: 0 } });
+    await evalSlidingLog(redis, key, 3, 60_000, "node-b:1");
+    for (let retry = 0; retry < 5; retry++) {
+      const again = await evalSlidingLog(redis, key, 3, 60_000, "node-a:1");
+      // Admitted as the first attempt was, with what was held before it (nothing), not a new slot.
+      expect(again).toMatchObject({ admitted: true, replayed: true, held: { count: 0 } });
+    }
+    expect(await redis.zcard(key)).toBe(2);
+    expect((await evalSlidingLog(redis, key, 3, 60_000, "node-b:2")).admitted).toBe(true);
+    expect(await redis.zcard(key)).toBe(3);
+  });
+
+  test("a retry of an admitted call stays admitted when the bucket has filled since; a rejected call takes no slot on retry", async () => {
+    const redis = await connect();
+    const key = `lk-test:${randomUUID()}`;
+    expect((await evalSlidingLog(redis, key, 2, 60_000, "m:1")).admitted).toBe(true);
+    expect((await evalSlidingLog(redis, key, 2, 60_000, "m:2")).admitted).toBe(true);
+    expect((await evalSlidingLog(redis, key, 2, 60_000, "m:3")).admitted).toBe(false);
+    // The bucket is full: the admitted member is still admitted (once), the rejected one still not.
+    expect(await evalSlidingLog(redis, key, 2, 60_000, "m:2")).toMatchObject({
+      admitted: true,
+      replayed: true,
+      held: { count: 1 },
+    });
+    expect(await evalSlidingLog(redis, key, 2, 60_000, "m:3")).toMatchObject({
+      admitted: false,
+      replayed: false,
+    });
+    expect(await redis.zcard(key)).toBe(2);
+    expect(await redis.zscore(key, "m:3")).toBeNull();
+  });
+
+  test("a retry of an admitted call is never turned into 'stale' by a record write made since", async () => {
+    const redis = await connect();
+    const key = `lk-test:${randomUUID()}`;
+    const versions = recordVersionKeys(`lk-test-${randomUUID()}`, "org_1");
+    const first = await evalSlidingLog(redis, key, 5, 60_000, "m:1", { ...versions, expected: undefined });
+    const version = first.records?.version as number;
+    const check = { ...versions, expected: version };
+    expect((await evalSlidingLog(redis, key, 5, 60_000, "m:2", check)).admitted).toBe(true);
+    // A write of the organization's records moves the version: new calls expecting the old one are
+    // stale, but the retry of m:2 (admitted at the old version) is answered as it was decided.
+    await redis.set(versions.versionKey, String(version + 1), "PX", 60_000);
+    expect((await evalSlidingLog(redis, key, 5, 60_000, "m:3", check)).stale).toBe(true);
+    expect(await evalSlidingLog(redis, key, 5, 60_000, "m:2", check)).toMatchObject({
+      admitted: true,
+      stale: false,
+      replayed: true,
+    });
+    expect(await redis.zcard(key)).toBe(2);
+  });
+
+  test("a call whose first attempt timed out is sent again under the same member and counted once", async () => {
+    const own = await startThrowawayRedis(redisServer);
+    onTestFinished(() => own.stop());
+    const redis = await connect(own.url);
+    const limiter = createRedisRateLimiter(redis, { deadlineMs: 60_000, outageAfterMs: 60_000 });
+    const key = `lk-test:${randomUUID()}`;
+    expect((await limiter.consume(key, 5, 60_000)).type).toBe("allow");
+    own.pause();
+    const decision = limiter.consume(key, 5, 60_000);
+    // The first attempt goes unanswered and the same decision is sent again behind it; once Redis
+    // runs again it executes both: the first admits, the second finds its member and adds nothing.
+    await vi.waitFor(() => expect(redis.commandQueue.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
+    own.resume();
+    expect(await decision).toMatchObject({ type: "allow", remaining: 3 });
+    expect(await redis.zcard(key)).toBe(2);
   });
 });
