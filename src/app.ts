@@ -291,6 +291,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     ...services,
     access: accessFor("forward_auth"),
     routes: routeTable,
+    forwardedHeaders: config.forwardedHeaders,
   });
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),
