@@ -3,7 +3,9 @@
 // in-memory SQLite apps. Prints the cases run, the answers by status, and every finding: a 5xx, a status
 // the operation does not document, an error body without the error shape. Exits 1 on any finding.
 // Runs the TypeScript test through vitest, so that the generator and the checks exist once.
-//   node bench/fuzz-openapi.mjs [--cases 100000] [--seed 20261127]
+// The report, rewritten after every 500 cases, is kept at --report (follow it with
+// `jq .cases <file>`).
+//   node bench/fuzz-openapi.mjs [--cases 100000] [--seed 20261127] [--report <file>]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,7 @@ const { values } = parseArgs({
   options: {
     cases: { type: "string", default: "100000" },
     seed: { type: "string", default: "20261127" },
+    report: { type: "string" },
   },
 });
 const cases = Number(values.cases);
@@ -21,7 +24,7 @@ if (!(Number.isInteger(cases) && cases > 0)) throw new Error("--cases must be a 
 
 const root = new URL("..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "latchkey-fuzz-"));
-const reportFile = join(dir, "report.json");
+const reportFile = values.report ?? join(dir, "report.json");
 const started = Date.now();
 const run = spawnSync(
   process.execPath,

@@ -126,7 +126,8 @@ export async function fuzzOpenApi(options: {
   cases: number;
   seed: number;
   casesPerApp?: number;
-  onProgress?: (done: number, findings: number) => void;
+  /** Called after every batch of 500, with the report so far. */
+  onProgress?: (report: FuzzReport) => void;
 }): Promise<FuzzReport> {
   const { cases, seed, casesPerApp = 500 } = options;
   let target = await fuzzTarget();
@@ -169,7 +170,7 @@ export async function fuzzOpenApi(options: {
           });
         }
       }
-      options.onProgress?.(report.cases, report.findings.length);
+      options.onProgress?.(report);
     }
   } finally {
     await target.app.close();

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { expect, test } from "vitest";
-import { fuzzOpenApi, problemsOf } from "./fuzz-runner.js";
+import { type FuzzReport, fuzzOpenApi, problemsOf } from "./fuzz-runner.js";
 
 // Requests generated from the app's own /openapi.json (every operation; valid and broken bodies, odd
 // queries, ids, credentials and content types) sent with app.inject: no 5xx, every status documented
@@ -28,10 +28,12 @@ test("the checks catch a 500, an undocumented status and an error without a code
 test(
   `${cases} requests generated from /openapi.json: no 5xx, only documented statuses, every error with a code`,
   async () => {
-    const report = await fuzzOpenApi({ cases, seed });
-    if (process.env.LATCHKEY_FUZZ_REPORT) {
-      writeFileSync(process.env.LATCHKEY_FUZZ_REPORT, JSON.stringify(report, null, 2));
-    }
+    const reportFile = process.env.LATCHKEY_FUZZ_REPORT;
+    // The report so far after every batch, so that a long run can be followed (and read if stopped).
+    const write = (report: FuzzReport) =>
+      reportFile && writeFileSync(reportFile, JSON.stringify(report, null, 2));
+    const report = await fuzzOpenApi({ cases, seed, onProgress: write });
+    write(report);
     expect(report.cases).toBe(cases);
     expect(report.findings.slice(0, 5)).toEqual([]);
     // Not vacuous: every operation was reached, was allowed at least once and refused bad input.
