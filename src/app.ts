@@ -286,6 +286,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     ...services,
     access: accessFor("forward_auth"),
     routes: routeTable,
+    forwardedHeaders: config.forwardedHeaders,
   });
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),

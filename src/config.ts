@@ -21,6 +21,9 @@ const ConfigSchema = Type.Object({
   LATCHKEY_SERVER_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_DEFAULT_IMAGE_CREDITS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 50 }),
   LATCHKEY_ROUTES: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_FORWARDED_HEADERS: Type.Union([Type.Literal("x-forwarded"), Type.Literal("x-original")], {
+    default: "x-forwarded",
+  }),
   // Host names, comma-separated: letters, digits, dots, hyphens, or a bracketed IPv6 address.
   LATCHKEY_MCP_ALLOWED_HOSTS: Type.Optional(
     Type.String({
@@ -72,6 +75,11 @@ export interface Config {
   defaultImageCredits: number;
   /** Path of the forward-auth route table (a JSON file); absent means no routes. */
   routesFile: string | undefined;
+  /**
+   * The one header pair forward-auth reads the original request from: `x-forwarded`
+   * (X-Forwarded-Method/-Uri: Caddy, Traefik) or `x-original` (X-Original-Method/-URI: nginx recipes).
+   */
+  forwardedHeaders: "x-forwarded" | "x-original";
   /**
    * Extra host names `/mcp` accepts in `Host` and `Origin` (LATCHKEY_MCP_ALLOWED_HOSTS), besides
    * localhost, 127.0.0.1, [::1] and HOST: the names clients use to reach a server behind a proxy.
@@ -155,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     serverKeyFile: config.LATCHKEY_SERVER_KEY_FILE,
     defaultImageCredits: config.LATCHKEY_DEFAULT_IMAGE_CREDITS,
     routesFile: config.LATCHKEY_ROUTES,
+    forwardedHeaders: config.LATCHKEY_FORWARDED_HEADERS,
     mcpAllowedHosts: (config.LATCHKEY_MCP_ALLOWED_HOSTS ?? "")
       .split(",")
       .map((name) => name.trim().toLowerCase())

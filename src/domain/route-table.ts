@@ -122,26 +122,3 @@ export function parseRouteTable(text: string, source = "routes file"): RouteTabl
 
 /** The empty table: every forward-auth request is `no_route` until routes are configured. */
 export const EMPTY_ROUTE_TABLE: RouteTable = parseRouteTable("[]");
-
-/**
- * The path of a forwarded URI as the upstream will see it: query dropped, percent-escapes decoded.
- * Returns undefined for a path that could mean something else upstream (an encoded `/`, a `.` or `..`
- * segment, a bad escape), so that no route is matched on a disguised path.
- */
-export function normalizeForwardedPath(uri: string): string | undefined {
-  const raw = uri.split(/[?#]/)[0] ?? "";
-  if (!raw.startsWith("/")) return undefined;
-  const segments = raw.split("/");
-  const decoded: string[] = [];
-  for (const segment of segments) {
-    let value: string;
-    try {
-      value = decodeURIComponent(segment);
-    } catch {
-      return undefined;
-    }
-    if (value.includes("/") || value === "." || value === "..") return undefined;
-    decoded.push(value);
-  }
-  return decoded.join("/");
-}

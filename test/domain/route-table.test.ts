@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { normalizeForwardedPath, parseRouteTable } from "../../src/domain/route-table.js";
+import { parseRouteTable } from "../../src/domain/route-table.js";
 
 describe("parseRouteTable: a bad file is refused with the line to fix", () => {
   test.each([
@@ -112,24 +112,5 @@ describe("parseRouteTable: matching", () => {
       group: undefined,
       credits: 2,
     });
-  });
-});
-
-describe("normalizeForwardedPath", () => {
-  test.each([
-    ["/v1/image?size=1", "/v1/image"],
-    ["/v1/image#top", "/v1/image"],
-    ["/v1/%69mage", "/v1/image"],
-    ["/v1/a%20b", "/v1/a b"],
-    ["/v1/a%2Fb", undefined],
-    ["/v1/a%2fb", undefined],
-    ["/v1/./image", undefined],
-    ["/v1/%2e%2e/image", undefined],
-    ["/v1/..", undefined],
-    ["/v1/%zz", undefined],
-    ["v1/image", undefined],
-    ["http://example.com/v1/image", undefined],
-  ])("%s -> %s", (uri, path) => {
-    expect(normalizeForwardedPath(uri)).toBe(path);
   });
 });

@@ -23,8 +23,8 @@ async function setup() {
       url: "/v1/forward-auth",
       headers: {
         "x-latchkey-service-token": token,
-        "x-original-method": "POST",
-        "x-original-uri": uri,
+        "x-forwarded-method": "POST",
+        "x-forwarded-uri": uri,
         "x-latchkey-refusal-status": "403",
         ...headers,
       },
@@ -73,10 +73,13 @@ test("401, 403, 404 and the service token's 401 are relayed the same way", async
 
 test("a message with characters outside ASCII travels as JSON escapes, and parses back to itself", async () => {
   const { owner, ask } = await setup();
-  const refused = await ask(owner.headers, "/v1/caf%C3%A9");
+  // The path is refused, and its message names the character as it arrived.
+  const refused = await ask(owner.headers, "/v1/café");
+  expect(refused.headers["x-latchkey-status"]).toBe("400");
   const header = String(refused.headers["x-latchkey-error"]);
   expect(header).toMatch(/^[\x20-\x7e]+$/);
-  expect(JSON.parse(header).message).toContain("/v1/café");
+  expect(header).toContain("\\u00e9");
+  expect(JSON.parse(header).message).toContain("a non-ASCII character ('é')");
 });
 
 test("a refusal status other than 401 or 403 is a 400 naming the header, relayed as it is", async () => {

@@ -15,10 +15,10 @@ const ROUTES = [
 ];
 
 /** An app whose LATCHKEY_ROUTES file holds `routes`, and a forward-auth request helper. */
-async function gatewayApp(routes: unknown[] = ROUTES) {
+async function gatewayApp(routes: unknown[] = ROUTES, env: Record<string, string> = {}) {
   const file = join(tempDir(), "routes.json");
   writeFileSync(file, JSON.stringify(routes, null, 2));
-  const platform = await platformApp({ env: { LATCHKEY_ROUTES: file }, clock: fakeClock() });
+  const platform = await platformApp({ env: { LATCHKEY_ROUTES: file, ...env }, clock: fakeClock() });
   const { testApp, serviceToken } = platform;
   /** The gateway's subrequest for `method uri` made by a caller with `auth` headers. */
   const forward = (
@@ -111,8 +111,10 @@ describe("forward-auth: the route table", () => {
     expect(response.json().code).toBe("no_route");
   });
 
-  test("X-Original-Method and X-Original-URI (nginx) work like the X-Forwarded ones", async () => {
-    const { testApp, serviceToken, owner } = await gatewayApp();
+  test("with LATCHKEY_FORWARDED_HEADERS=x-original, X-Original-Method and X-Original-URI are the source", async () => {
+    const { testApp, serviceToken, owner } = await gatewayApp(ROUTES, {
+      LATCHKEY_FORWARDED_HEADERS: "x-original",
+    });
     const response = await testApp.app.inject({
       method: "GET",
       url: "/v1/forward-auth",
@@ -157,22 +159,89 @@ describe("forward-auth: the route table", () => {
     expect(response.json().message).toContain("X-Forwarded-Uri");
   });
 
-  test.each(["/v1/proxies/a%2Fb", "/v1/usage/../image", "/v1/%zz", "v1/image"])(
-    "a disguised or malformed path (%s): 400, no route matched",
-    async (uri) => {
-      const { forward, owner, testApp } = await gatewayApp();
-      const response = await forward("POST", uri, headersOf(owner));
-      expect(response.statusCode).toBe(400);
-      expect(response.json().code).toBe("invalid_request");
-      expect(await creditsUsed(testApp, owner.orgId)).toBe(0);
-    },
-  );
+  test.each([
+    ["/v1/proxies/a%2Fb", "an encoded '/'"],
+    ["/v1/usage/../image", "a dot segment ('..')"],
+    ["/v1/usage/a/..;/..;/image", "a ';'"],
+    ["/v1/usage/%2e%2e/image", "a dot segment ('..')"],
+    ["/v1/usage/\u00ef\u00bc\u008e\u00ef\u00bc\u008e/image", "a full-width dot"],
+    ["/v1/usage\\..\\image", "a '\\'"],
+    ["/v1/usage/%255c", "a double-encoded escape"],
+    ["/v1/%00", "a NUL"],
+    ["/v1/%zz", "a bad percent-escape"],
+    ["v1/image", "it does not start with '/'"],
+  ])("a disguised or malformed path (%s): 400 naming it, no route matched", async (uri, reason) => {
+    const { forward, owner, testApp } = await gatewayApp();
+    const response = await forward("POST", uri, headersOf(owner));
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ statusCode: 400, error: "Bad Request", code: "invalid_request" });
+    expect(response.json().message).toContain(reason);
+    expect(await creditsUsed(testApp, owner.orgId)).toBe(0);
+  });
 
   test("a percent-encoded path is matched as the upstream will read it", async () => {
     const { forward, owner } = await gatewayApp();
     const response = await forward("POST", "/v1/%69mage", headersOf(owner));
     expect(response.statusCode).toBe(200);
     expect(response.headers["x-renders-consumed"]).toBe("1");
+  });
+});
+
+describe("forward-auth: one source of the original request", () => {
+  test("by default, a request that also carries X-Original-URI or X-Original-Method is 400, never matched", async () => {
+    const { forward, owner, testApp } = await gatewayApp();
+    const extras: Record<string, string>[] = [
+      { "x-original-uri": "/v1/image" },
+      { "x-original-method": "POST" },
+    ];
+    for (const extra of extras) {
+      const response = await forward("POST", "/v1/image", headersOf(owner), { headers: extra });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().code).toBe("invalid_request");
+      expect(response.json().message).toContain("X-Original-Method/X-Original-URI");
+      expect(response.json().message).toContain("LATCHKEY_FORWARDED_HEADERS=x-forwarded");
+    }
+    expect(await creditsUsed(testApp, owner.orgId)).toBe(0);
+  });
+
+  test("with x-original, the X-Forwarded pair a caller could send is refused, and X-Forwarded-Uri alone is not read", async () => {
+    const { testApp, serviceToken, owner } = await gatewayApp(ROUTES, {
+      LATCHKEY_FORWARDED_HEADERS: "x-original",
+    });
+    const ask = (headers: Record<string, string>) =>
+      testApp.app.inject({
+        url: "/v1/forward-auth",
+        headers: { "x-latchkey-service-token": serviceToken, ...owner.headers, ...headers },
+      });
+    const both = await ask({ "x-original-uri": "/v1/image", "x-forwarded-uri": "/v1/usage/x" });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().message).toContain("X-Forwarded-Method/X-Forwarded-Uri");
+    const forwardedOnly = await ask({ "x-forwarded-uri": "/v1/image" });
+    expect(forwardedOnly.statusCode).toBe(400);
+    expect(forwardedOnly.json().message).toContain("X-Original-URI");
+  });
+
+  test.each([
+    ["x-forwarded-uri", ["/v1/usage/x", "/v1/image"]],
+    ["x-forwarded-method", ["GET", "POST"]],
+    ["authorization", ["Basic eDp5", "Basic eTp6"]],
+    ["x-latchkey-refusal-status", ["403", "403"]],
+  ])("a repeated %s header is 400 naming it, never joined and matched", async (name, values) => {
+    const { forward, owner, testApp } = await gatewayApp();
+    const response = await forward("POST", "/v1/image", headersOf(owner), {
+      headers: { [name]: values } as unknown as Record<string, string>,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: "invalid_request" });
+    expect(response.json().message).toContain(`repeats the ${name} header`);
+    expect(await creditsUsed(testApp, owner.orgId)).toBe(0);
+  });
+
+  test("an original method that is not a method is 400", async () => {
+    const { forward, owner } = await gatewayApp();
+    const response = await forward("GET, POST", "/v1/image", headersOf(owner));
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toContain("X-Forwarded-Method");
   });
 });
 

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { invalidRequest, LatchkeyError } from "../../domain/errors.js";
-import { normalizeForwardedPath, type RouteTable } from "../../domain/route-table.js";
+import type { RouteTable } from "../../domain/route-table.js";
 import type { AccessControl } from "../../services/access-decision.js";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
 import { decisionHeaders } from "../decision-headers.js";
+import { type ForwardedHeaders, originalRequest } from "../forwarded-request.js";
 import { sendError } from "../error-handler.js";
 import { sendNoStore } from "../no-store.js";
 import { serviceTokenGuard } from "../service-token-guard.js";
@@ -11,14 +12,6 @@ import { serviceTokenGuard } from "../service-token-guard.js";
 // Gateways differ in the method of their auth subrequest: Caddy and Traefik send GET, nginx and Envoy
 // may send the original method. Every method is served the same way.
 const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-
-function header(request: FastifyRequest, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const value = request.headers[name];
-    if (typeof value === "string" && value !== "") return value;
-  }
-  return undefined;
-}
 
 /**
  * nginx's `auth_request` passes only a 401 or 403 of the auth request on to the caller (any other status
@@ -55,22 +48,6 @@ function relayRefusalInHeaders(
   done(null, payload);
 }
 
-/** The original request, as the gateway describes it in its headers. */
-function originalRequest(request: FastifyRequest): { method: string; path: string } {
-  const method = header(request, "x-forwarded-method", "x-original-method") ?? request.method;
-  const uri = header(request, "x-forwarded-uri", "x-original-uri");
-  if (!uri) {
-    throw invalidRequest("Forward-auth needs the original URI in X-Forwarded-Uri (or X-Original-URI).");
-  }
-  const path = normalizeForwardedPath(uri);
-  if (path === undefined) {
-    throw invalidRequest(
-      "The original URI's path is not a plain path (encoded '/', '.' or '..' segments, or a bad escape).",
-    );
-  }
-  return { method, path };
-}
-
 /**
  * `/v1/forward-auth`: a gateway's auth subrequest (Caddy `forward_auth`, Traefik `ForwardAuth`, Envoy
  * `ext_authz`, nginx `auth_request`). Allowed: 200, empty body, the decision's headers plus the
@@ -79,9 +56,15 @@ function originalRequest(request: FastifyRequest): { method: string; path: strin
  */
 export async function forwardAuthRoutes(
   app: FastifyInstance,
-  options: { access: AccessControl; serviceTokens: ServiceTokenService; routes: RouteTable },
+  options: {
+    access: AccessControl;
+    serviceTokens: ServiceTokenService;
+    routes: RouteTable;
+    /** The one header pair the original request is read from (LATCHKEY_FORWARDED_HEADERS). */
+    forwardedHeaders: ForwardedHeaders;
+  },
 ): Promise<void> {
-  const { access, routes } = options;
+  const { access, routes, forwardedHeaders } = options;
   sendNoStore(app);
   // The original request's body, if a gateway forwards it, is not latchkey's to parse: any content
   // type is accepted and the body is drained unread.
@@ -99,11 +82,12 @@ export async function forwardAuthRoutes(
     onSend: relayRefusalInHeaders,
     schema: { hide: true },
     handler: async (request, reply) => {
+      // First: it also refuses repeated headers, the refusal status among them.
+      const { method, path } = originalRequest(request, forwardedHeaders);
       const mode = request.headers[REFUSAL_STATUS];
       if (mode !== undefined && refusalStatus(request) === undefined) {
         throw invalidRequest(`${REFUSAL_STATUS} must be 401 or 403.`);
       }
-      const { method, path } = originalRequest(request);
       const route = routes.match(method, path);
       if (!route) throw new LatchkeyError("no_route", `No route of the table matches ${method} ${path}.`);
       const decision = await access.decide({
