@@ -44,7 +44,9 @@ test("a consumption arriving while another transaction is open on the connection
     await trx.updateTable("organizations").set({ name: "renamed" }).where("id", "=", "org_tx").execute();
     // Another request consumes a credit between this transaction's statements.
     pending = plans.consumeCredits(CONSUMPTION);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // A turn of the event loop: the consumption's batch (run at process.nextTick) meets the open
+    // transaction.
+    await new Promise((resolve) => setImmediate(resolve));
     throw new Error("rolled back");
   });
   await expect(failing).rejects.toThrow("rolled back");
