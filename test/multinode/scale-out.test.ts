@@ -11,6 +11,7 @@ import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-s
 import { latchkey } from "../helpers/processes.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
+import { scaledMs } from "../helpers/start-deadline.js";
 import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 type Headers = { authorization: string };
@@ -69,7 +70,7 @@ describeWithServices(["postgres", "redisServer"], "three latchkey nodes, one tru
     };
     nodes = await Promise.all([1, 2, 3].map(() => startNode(env)));
     store = await openKeyStore(schema.url);
-  }, 60_000);
+  }, scaledMs(60_000));
 
   showNodeOutputOnFailure(() => nodes);
 
