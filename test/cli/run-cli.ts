@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { TestKey } from "../helpers/build-test-app.js";
+import { scaledMs } from "../helpers/start-deadline.js";
 
 const bin = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
 
@@ -28,7 +29,7 @@ export function runCli(args: string[], env: Record<string, string>, cwd?: string
     execFile(
       process.execPath,
       [bin, ...args],
-      { env: { ...inherited, ...env }, timeout: 20_000, ...(cwd ? { cwd } : {}) },
+      { env: { ...inherited, ...env }, timeout: scaledMs(20_000), ...(cwd ? { cwd } : {}) },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== "number") {
           reject(error);

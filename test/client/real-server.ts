@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { LatchkeyClient, type LatchkeyClientOptions } from "../../src/client/index.js";
 import type { RateLimitGroup } from "../../src/domain/rate-limit-groups.js";
-import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { buildTestApp, type FakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 
 /** A latchkey server listening on 127.0.0.1 over real HTTP, closed when the test ends. */
 export interface RealServer {
@@ -23,10 +23,14 @@ export interface RealServer {
 
 /**
  * Starts a server the way the tests of the client need it: real sockets (the client uses fetch, not
- * `inject`), its own in-memory database, and `env` overrides such as a short rate window.
+ * `inject`), its own in-memory database, `env` overrides such as a short rate window, and a fake clock
+ * when the test moves time itself.
  */
-export async function startRealServer(env: Record<string, string> = {}): Promise<RealServer> {
-  const test = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn", ...env } });
+export async function startRealServer(
+  env: Record<string, string> = {},
+  clock?: FakeClock,
+): Promise<RealServer> {
+  const test = await buildTestApp({ env: { LATCHKEY_LOG_LEVEL: "warn", ...env }, clock });
   await test.app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = test.app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

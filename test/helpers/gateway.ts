@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { freePort } from "./redis-server.js";
+import { waitUntilStarted } from "./start-deadline.js";
 
 /** What the echo upstream received: the request as the gateway passed it on. */
 export interface EchoedRequest {
@@ -98,17 +99,19 @@ export async function startCaddy(
     kill();
     await exited;
   };
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`caddy exited with ${child.exitCode}:\n${log}`);
-    try {
-      await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(2000) });
-      return { baseUrl, log: () => log, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitUntilStarted({
+      what: "caddy",
+      // Any answer: Caddy is listening.
+      ready: async () => Boolean(await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(2000) })),
+      failed: () => (child.exitCode === null ? undefined : `exited with ${child.exitCode}`),
+      output: () => log,
+      baseMs: 20_000,
+      intervalMs: 100,
+    });
+  } catch (error) {
+    kill();
+    throw error;
   }
-  kill();
-  throw new Error(`caddy did not start:\n${log}`);
+  return { baseUrl, log: () => log, stop };
 }

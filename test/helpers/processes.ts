@@ -4,6 +4,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { onTestFinished } from "vitest";
+import { scaledMs, waitUntilStarted } from "./start-deadline.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -22,7 +23,10 @@ export async function latchkey(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 20_000 });
+  return run(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    timeout: scaledMs(20_000),
+  });
 }
 
 /** Runs the built `latchkey` command and returns its exit code and output, whatever the code. */
@@ -92,20 +96,17 @@ async function launchServer(
     if (child.exitCode === null) child.kill("SIGKILL");
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  // 15 s on a quiet machine, more when other processes keep every core busy.
-  const busy = Math.max(1, (loadavg()[0] ?? 0) / availableParallelism());
-  const deadline = Date.now() + 15_000 * Math.min(busy, 8);
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) {
-        return { child, baseUrl, stderr: () => stderr, stdout: () => stdout, exited };
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    await waitUntilStarted({
+      what: "the server",
+      ready: async () => (await fetch(`${baseUrl}/healthz`)).ok,
+      failed: () => (child.exitCode === null ? undefined : `exited early (${child.exitCode})`),
+      output: () => stderr,
+      baseMs: 15_000,
+    });
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
   }
-  child.kill("SIGKILL");
-  throw new Error(`server did not start: ${stderr}`);
+  return { child, baseUrl, stderr: () => stderr, stdout: () => stdout, exited };
 }

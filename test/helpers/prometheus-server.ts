@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
 import { freePort } from "./redis-server.js";
+import { waitUntilStarted } from "./start-deadline.js";
 
 /** A Prometheus of the test's own, scraping the given targets every second. */
 export interface ThrowawayPrometheus {
@@ -57,17 +58,14 @@ export async function startThrowawayPrometheus(
     await once(child, "exit");
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`prometheus was not ready within 30 s:\n${output}`);
-    try {
-      if ((await fetch(`${url}/-/ready`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntilStarted({
+    what: "prometheus",
+    ready: async () => (await fetch(`${url}/-/ready`)).ok,
+    failed: () => (child.exitCode === null ? undefined : `exited with ${child.exitCode}`),
+    output: () => output,
+    baseMs: 30_000,
+    intervalMs: 100,
+  });
   return {
     url,
     async query(promql) {

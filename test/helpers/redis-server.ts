@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
+import { waitUntilStarted } from "./start-deadline.js";
 
 /** A redis-server of the test's own, which it may stop, pause and restart (never the shared one). */
 export interface ThrowawayRedis {
@@ -36,21 +37,25 @@ async function launch(program: string, port: number): Promise<ChildProcess> {
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("Ready to accept connections")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited with ${code}:\n${output}`));
-    });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
   });
-  child.stdout?.resume();
+  try {
+    await waitUntilStarted({
+      what: "redis-server",
+      ready: () => output.includes("Ready to accept connections"),
+      failed: () =>
+        child.exitCode === null && child.signalCode === null
+          ? undefined
+          : `exited (${child.exitCode ?? child.signalCode})`,
+      output: () => output,
+      baseMs: 10_000,
+      intervalMs: 20,
+    });
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
   return child;
 }
 

@@ -6,6 +6,7 @@ import { sampleValue } from "../helpers/metrics-page.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
+import { scaledMs } from "../helpers/start-deadline.js";
 import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 const REPETITIONS = 10;
@@ -60,7 +61,7 @@ describeWithServices(["postgres", "redis"], "a change is seen by every node at o
       LATCHKEY_REDIS_PREFIX: `lk-disable-${randomUUID()}`,
     };
     nodes = await Promise.all([1, 2, 3].map(() => startNode(nodeEnv)));
-  }, 60_000);
+  }, scaledMs(60_000));
 
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.stop()));

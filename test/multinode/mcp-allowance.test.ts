@@ -8,6 +8,7 @@ import { openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
+import { scaledMs } from "../helpers/start-deadline.js";
 import { callTool, connectMcp } from "../mcp/mcp-client.js";
 import { expectSharedProxyWriteAllowance } from "../mcp/shared-allowance.js";
 import { type NodeProcess, startNode } from "./node-processes.js";
@@ -36,7 +37,7 @@ describeWithServices(["postgres", "redis"], "MCP and REST on three nodes, one al
     nodes = [await startNode(env)];
     nodes.push(...(await Promise.all([startNode(env), startNode(env)])));
     store = await openKeyStore(schema.url);
-  }, 60_000);
+  }, scaledMs(60_000));
 
   afterEach((context) => {
     if (context.task.result?.state !== "fail") return;

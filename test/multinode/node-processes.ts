@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { afterEach } from "vitest";
 import { MAIN } from "../helpers/processes.js";
 import { freePort } from "../helpers/redis-server.js";
+import { waitUntilStarted } from "../helpers/start-deadline.js";
 
 /** One `node dist/main.js` server process, as an operator would run it behind a load balancer. */
 export interface NodeProcess {
@@ -22,23 +23,19 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LATCHKEY_")));
 }
 
-async function waitForHealth(
+function waitForHealth(
   baseUrl: string,
   child: ChildProcess,
   output: () => string,
-  timeoutMs: number,
+  baseMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`node exited early (${child.exitCode}): ${output()}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`node did not become healthy: ${output()}`);
+  return waitUntilStarted({
+    what: "the node",
+    ready: async () => (await fetch(`${baseUrl}/healthz`)).ok,
+    failed: () => (child.exitCode === null ? undefined : `exited early (${child.exitCode})`),
+    output,
+    baseMs,
+  });
 }
 
 /**

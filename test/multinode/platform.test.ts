@@ -9,6 +9,7 @@ import { authorizeOver, tally } from "../helpers/platform-http.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
+import { scaledMs } from "../helpers/start-deadline.js";
 import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 /**
@@ -45,7 +46,7 @@ describeWithServices(["postgres", "redis"], "the platform side on three nodes", 
     // Migrate once first, so that the three nodes start over a ready schema.
     await latchkey(["migrate"], cliEnv);
     nodes = await Promise.all([1, 2, 3].map(() => startNode(env)));
-  }, 60_000);
+  }, scaledMs(60_000));
 
   showNodeOutputOnFailure(() => nodes);
 

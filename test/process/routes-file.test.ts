@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { expect, test } from "vitest";
 import { MAIN, tempDir } from "../helpers/processes.js";
 import { freePort } from "../helpers/redis-server.js";
+import { scaledMs } from "../helpers/start-deadline.js";
 
 const run = promisify(execFile);
 
@@ -13,7 +14,7 @@ async function startExpectingExit(env: Record<string, string>): Promise<{ code: 
   try {
     await run(process.execPath, [MAIN], {
       env: { ...process.env, PORT: String(await freePort()), LATCHKEY_LOG_LEVEL: "warn", ...env },
-      timeout: 20_000,
+      timeout: scaledMs(20_000),
     });
     return { code: 0, stderr: "" };
   } catch (error) {

@@ -7,6 +7,7 @@ import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { fakeClock } from "../helpers/build-test-app.js";
 import { describeWithServices } from "../helpers/services.js";
+import { scaledMs } from "../helpers/start-deadline.js";
 
 /** A limiter under test, and how time passes for it. */
 interface Subject {
@@ -101,6 +102,9 @@ describeWithServices(["redis"], "RateLimiter on Redis", ({ redis: url }) => {
     // The Redis limiter itself, not the fallback wrapper: a Redis failure must fail these tests.
     const limiter = createRedisRateLimiter(redis);
     onTestFinished(() => limiter.close());
-    return { limiter, windowMs: 1000, wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+    // Redis keeps its own clock, so real time is waited out: a window of a second on an idle machine,
+    // longer on a busy one, so that a stalled turn cannot let a slot expire between two checks.
+    const windowMs = scaledMs(1000);
+    return { limiter, windowMs, wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
   });
 });
