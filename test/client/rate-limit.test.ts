@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { LatchkeyError, type RetryEvent } from "../../src/client/index.js";
+import { LatchkeyError, type RetryEvent } from "@latchkey/client";
 import { startRealServer } from "./real-server.js";
 
 // A 2-second window keeps the one real wait of this file short.

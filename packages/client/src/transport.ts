@@ -2,6 +2,7 @@ import { LatchkeyError } from "./errors.js";
 import { isRateLimitRejection, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
 import type { RequestSpacer } from "./spacing.js";
 import type { ErrorBody } from "./types.js";
+import type { WaitEvent } from "./waits.js";
 
 /** The Basic-auth pair a request is sent with. */
 export interface Credentials {
@@ -30,6 +31,8 @@ export interface TransportOptions {
   timeoutMs: number;
   spacer: RequestSpacer | undefined;
   onRetry: ((event: RetryEvent) => void) | undefined;
+  /** Told before every wait, spacing and retries alike (`onWait` and the logger, see waits.ts). */
+  onWait: (wait: WaitEvent) => void;
   fetch: typeof fetch;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
@@ -100,9 +103,16 @@ export class Transport {
 
   /** Sends one request; resolves to the parsed JSON (undefined for 204) or throws a LatchkeyError. */
   async request<T>(spec: RequestSpec): Promise<T> {
-    const { maxRetries, spacer, onRetry, sleep, random, retryJitterMs } = this.#options;
+    const { maxRetries, spacer, onRetry, onWait, sleep, random, retryJitterMs } = this.#options;
+    const request = {
+      method: spec.method,
+      path: spec.path,
+      ...(spec.group !== undefined && { group: spec.group }),
+    };
     for (let attempt = 0; ; attempt++) {
-      if (spec.group !== undefined) await spacer?.waitTurn(spec.group);
+      if (spec.group !== undefined) {
+        await spacer?.waitTurn(spec.group, (ms) => onWait({ reason: "spacing", ms, ...request }));
+      }
       const response = await this.#send(spec);
       if (spec.group !== undefined) spacer?.learn(response.headers.get("ratelimit-policy"));
       const text = await response.text();
@@ -115,6 +125,8 @@ export class Transport {
       if (!isRateLimitRejection(response.status, error.body) || attempt >= maxRetries) throw error;
       const delayMs = retryDelayMs(error.retryAfterSeconds, retryJitterMs, random);
       onRetry?.({ attempt: attempt + 1, delayMs, error });
+      const reason = error.retryAfterSeconds === undefined ? "backoff" : "retry_after";
+      onWait({ reason, ms: delayMs, ...request, attempt: attempt + 1, error });
       await sleep(delayMs);
     }
   }
