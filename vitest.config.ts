@@ -1,7 +1,17 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { scaledMs } from "./test/helpers/start-deadline.js";
 
+/** A file of the client package's source, so tests run the client as it is now, not its last build. */
+const clientSource = (path: string) => fileURLToPath(new URL(`packages/client/src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@latchkey\/client$/, replacement: clientSource("index.ts") },
+      { find: /^@latchkey\/client\/guard$/, replacement: clientSource("guard/index.ts") },
+    ],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     // Finds PostgreSQL, Redis and the programs some suites start, once per run (test/README.md).

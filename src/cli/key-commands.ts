@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import type { KeyRecord } from "../client/index.js";
+import type { KeyRecord } from "@latchkey/client";
 import { action, type ConnectionFlags, connect, withConnectionOptions } from "./keys-connection.js";
 import { EXIT } from "./keys-exit-codes.js";
 import {

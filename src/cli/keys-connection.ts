@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { LatchkeyClient } from "../client/index.js";
+import { LatchkeyClient } from "@latchkey/client";
 import { describeFailure, exitCodeOf, UsageError } from "./keys-exit-codes.js";
 
 /** Where `latchkey keys ...` connects and as whom: flags first, then the environment. */

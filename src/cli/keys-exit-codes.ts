@@ -1,4 +1,4 @@
-import { KeyRotationError, LatchkeyError } from "../client/index.js";
+import { KeyRotationError, LatchkeyError } from "@latchkey/client";
 
 /**
  * Exit statuses of `latchkey keys ...`, documented in the README so scripts can branch on them.

@@ -1,4 +1,4 @@
-import { configurationOf, type KeyConfiguration, type KeyRecord } from "../client/index.js";
+import { configurationOf, type KeyConfiguration, type KeyRecord } from "@latchkey/client";
 import { UsageError } from "./keys-exit-codes.js";
 
 /** Flags of `keys create`. */

@@ -1,4 +1,4 @@
-import type { CreatedKey, KeyRecord } from "../client/index.js";
+import type { CreatedKey, KeyRecord } from "@latchkey/client";
 import { formatTable, printable, truncate } from "./text-table.js";
 
 function permissionSummary(key: KeyRecord): string {

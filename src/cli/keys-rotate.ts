@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import type { CreatedKey, RotationProgress } from "../client/index.js";
+import type { CreatedKey, RotationProgress } from "@latchkey/client";
 import { type ConnectionFlags, connect } from "./keys-connection.js";
 import { formatKey, printJson } from "./keys-output.js";
 import { printable } from "./text-table.js";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { access, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import type { CreatedKey } from "../client/index.js";
+import type { CreatedKey } from "@latchkey/client";
 import { UsageError } from "./keys-exit-codes.js";
 
 /**

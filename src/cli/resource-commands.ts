@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import type { LatchkeyClient, ResourceFamilyClient, ResourceRecord } from "../client/index.js";
+import type { LatchkeyClient, ResourceFamilyClient, ResourceRecord } from "@latchkey/client";
 import {
   RESOURCE_FAMILIES,
   type ResourceFamily,

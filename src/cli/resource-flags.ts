@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { ResourceContent, ResourceRecord } from "../client/index.js";
+import type { ResourceContent, ResourceRecord } from "@latchkey/client";
 import { UsageError } from "./keys-exit-codes.js";
 
 /** Flags of `create` and `update` of a resource family. */

@@ -1,4 +1,4 @@
-import type { ResourceRecord } from "../client/index.js";
+import type { ResourceRecord } from "@latchkey/client";
 import { formatTable, printable, truncate } from "./text-table.js";
 
 /** One record, as `field: value` lines for a person; settings as one line of JSON. */

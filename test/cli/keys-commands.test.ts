@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import type { KeyRecord } from "../../src/client/index.js";
+import type { KeyRecord } from "@latchkey/client";
 import { startRealServer } from "../client/real-server.js";
 import { cliEnv, runCli } from "./run-cli.js";
 

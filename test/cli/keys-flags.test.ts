@@ -3,7 +3,7 @@ import { EXIT, exitCodeOf, UsageError } from "../../src/cli/keys-exit-codes.js";
 import { createConfiguration, updatedConfiguration } from "../../src/cli/keys-flags.js";
 import { formatKeyTable } from "../../src/cli/keys-output.js";
 import { printable } from "../../src/cli/text-table.js";
-import { type KeyRecord, KeyRotationError, LatchkeyError } from "../../src/client/index.js";
+import { type KeyRecord, KeyRotationError, LatchkeyError } from "@latchkey/client";
 
 const current: KeyRecord = {
   id: "key_1",

@@ -2,13 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import { describe, expect, onTestFinished, test } from "vitest";
-import type { LatchkeyClient } from "../../src/client/index.js";
-import {
-  decisionOf,
-  type GuardOptions,
-  latchkeyGuard,
-  latchkeyNodeGuard,
-} from "../../src/client/guard/index.js";
+import type { LatchkeyClient } from "@latchkey/client";
+import { decisionOf, type GuardOptions, latchkeyGuard, latchkeyNodeGuard } from "@latchkey/client/guard";
 import { keyWith } from "../helpers/http-keys.js";
 import { startRealServer } from "./real-server.js";
 

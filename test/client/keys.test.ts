@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { configurationOf, LatchkeyError } from "../../src/client/index.js";
+import { configurationOf, LatchkeyError } from "@latchkey/client";
 import { startRealServer } from "./real-server.js";
 
 async function rejection(promise: Promise<unknown>): Promise<LatchkeyError> {

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { expect, test } from "vitest";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const clientDir = join(root, "src", "client");
+const clientDir = join(root, "packages", "client", "src");
 
 /** Every module specifier a source file imports or re-exports. */
 function specifiersOf(source: string): string[] {
@@ -16,7 +16,7 @@ function specifiersOf(source: string): string[] {
   return [...found].map((match) => match[1] ?? match[2] ?? "");
 }
 
-/** Whether a relative specifier of `file` names a module inside src/client (the guard included). */
+/** Whether a relative specifier of `file` names a module inside the client's source (the guard included). */
 function staysInClient(file: string, specifier: string): boolean {
   if (!specifier.startsWith("./") && !specifier.startsWith("../")) return false;
   const target = relative(clientDir, resolve(dirname(join(clientDir, file)), specifier));
@@ -37,6 +37,15 @@ test("the client and the guard import nothing but Node built-ins and their own m
   expect(offending).toEqual([]);
 });
 
+test("the client package declares no dependency at all", async () => {
+  const manifest = JSON.parse(await readFile(join(root, "packages", "client", "package.json"), "utf8"));
+  expect(manifest.name).toBe("@latchkey/client");
+  for (const field of ["dependencies", "peerDependencies", "optionalDependencies", "bundleDependencies"]) {
+    expect(manifest[field], field).toBeUndefined();
+  }
+});
+
+// The server's own entry points, kept for programs written before the client was a package of its own.
 test('other programs can `import { LatchkeyClient } from "latchkey/client"` from the built package', async () => {
   const script = [
     'const client = await import("latchkey/client");',

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { LatchkeyError } from "../../src/client/index.js";
+import { LatchkeyError } from "@latchkey/client";
 import { keyWith } from "../helpers/http-keys.js";
 import { oneCharacterOff } from "../helpers/near-secret.js";
 import { startRealServer } from "./real-server.js";

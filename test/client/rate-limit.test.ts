@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { LatchkeyError, type RetryEvent } from "../../src/client/index.js";
+import { LatchkeyError, type RetryEvent } from "@latchkey/client";
 import { fakeClock } from "../helpers/build-test-app.js";
 import { startRealServer } from "./real-server.js";
 

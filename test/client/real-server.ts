@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { LatchkeyClient, type LatchkeyClientOptions } from "../../src/client/index.js";
+import { LatchkeyClient, type LatchkeyClientOptions } from "@latchkey/client";
 import type { RateLimitGroup } from "../../src/domain/rate-limit-groups.js";
 import { buildTestApp, type FakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 

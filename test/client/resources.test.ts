@@ -4,7 +4,7 @@ import {
   LatchkeyError,
   type ResourceFamilyClient,
   type ResourceRecord,
-} from "../../src/client/index.js";
+} from "@latchkey/client";
 import { RESOURCE_FAMILIES } from "../../src/domain/resource-families.js";
 import { startRealServer } from "./real-server.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { LatchkeyClient, type LatchkeyClientOptions, LatchkeyError } from "../../src/client/index.js";
-import { parseRetryAfter } from "../../src/client/retry-policy.js";
+import { LatchkeyClient, type LatchkeyClientOptions, LatchkeyError, type WaitEvent } from "@latchkey/client";
+import { parseRetryAfter } from "../../packages/client/src/retry-policy.js";
 
 const PAGE = { data: [], pagination: { next_page_start: null } };
 
@@ -226,5 +226,79 @@ describe("spacing between workers", () => {
     ]);
     // 20 per 60 s: 3 s apart, plus up to 100 ms of jitter (random() is 0.5 here).
     expect(sleeps).toEqual([50, 3050, 6050]);
+  });
+});
+
+describe("the client says when it waits", () => {
+  test("every spacing wait and every retry wait goes to onWait, with its reason and milliseconds", async () => {
+    const limited = () => json(200, PAGE, { "ratelimit-policy": '"api-key:read";q=10;w=2' });
+    const waits: WaitEvent[] = [];
+    const retries: number[] = [];
+    const { client, sleeps } = scripted(
+      [limited, limited, () => rateLimited(), () => rateLimited({}), limited],
+      {
+        spacing: { workers: 2, jitterMs: 0 },
+        retryJitterMs: 0,
+        onWait: (wait) => waits.push(wait),
+        onRetry: (event) => retries.push(event.delayMs),
+      },
+    );
+    await client.keys.list();
+    await client.keys.list();
+    await client.keys.list();
+
+    const summary = waits.map(({ reason, ms, method, path, group, attempt }) => ({
+      reason,
+      ms,
+      method,
+      path,
+      group,
+      attempt,
+    }));
+    const request = { method: "GET", path: "/v1/api-keys", group: "api-key:read" };
+    expect(summary).toEqual([
+      { reason: "spacing", ms: 400, ...request, attempt: undefined },
+      { reason: "spacing", ms: 400, ...request, attempt: undefined },
+      { reason: "retry_after", ms: 7000, ...request, attempt: 1 },
+      // No spacing wait after a retry wait: its slot has long passed.
+      { reason: "backoff", ms: 60_000, ...request, attempt: 2 },
+    ]);
+    expect(waits[2]?.error).toMatchObject({ status: 429, code: "rate_limited", retryAfterSeconds: 7 });
+    // The client sleeps exactly what it announced, and onRetry still hears of the retries.
+    expect(sleeps).toEqual(waits.map((wait) => wait.ms));
+    expect(retries).toEqual([7000, 60_000]);
+  });
+
+  test("a client with a logger writes each wait at debug level, without the secret", async () => {
+    const lines: { details: Record<string, unknown>; message: string }[] = [];
+    const { client } = scripted([() => rateLimited(), () => json(200, PAGE)], {
+      retryJitterMs: 0,
+      logger: { debug: (details, message) => lines.push({ details, message }) },
+    });
+    await client.keys.list();
+    expect(lines).toEqual([
+      {
+        details: {
+          reason: "retry_after",
+          ms: 7000,
+          method: "GET",
+          path: "/v1/api-keys",
+          group: "api-key:read",
+          attempt: 1,
+          code: "rate_limited",
+          status: 429,
+        },
+        message:
+          "latchkey client: waiting 7000 ms before GET /v1/api-keys (retry_after, api-key:read, rate_limited)",
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("lksk_test");
+  });
+
+  test("a request that does not wait tells nobody", async () => {
+    const waits: WaitEvent[] = [];
+    const { client } = scripted([() => json(200, PAGE)], { onWait: (wait) => waits.push(wait) });
+    await client.keys.list();
+    expect(waits).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { KeyRotationError, type RotationProgress } from "../../src/client/index.js";
+import { KeyRotationError, type RotationProgress } from "@latchkey/client";
 import { type RealServer, startRealServer } from "./real-server.js";
 
 async function setUp(): Promise<{ server: RealServer; ownerClient: ReturnType<RealServer["clientFor"]> }> {

@@ -12,7 +12,7 @@ import type { Static } from "typebox";
 import type * as Keys from "../../src/http/schemas.js";
 import type * as Platform from "../../src/http/platform-schemas.js";
 import type * as Resources from "../../src/domain/resource-schemas.js";
-import type * as Client from "../../src/client/types.js";
+import type * as Client from "../../packages/client/src/types.js";
 type KeyRequest = Static<typeof Keys.KeyConfigurationBody>;
 type KeyRecord = Static<typeof Keys.KeyRecord>;
 type Created = Static<typeof Keys.CreatedKeyRecord>;

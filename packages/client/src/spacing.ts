@@ -67,8 +67,8 @@ export class RequestSpacer {
     return Math.ceil((policy.windowSeconds * 1000) / share);
   }
 
-  /** Waits until this client may send its next request of `group`. */
-  async waitTurn(group: string): Promise<void> {
+  /** Waits until this client may send its next request of `group`; `announce` is told how long first. */
+  async waitTurn(group: string, announce?: (ms: number) => void): Promise<void> {
     const now = this.#clock.now();
     const last = this.#lastSlot.get(group);
     // The interval is taken now, not when the previous slot was booked: a response may have taught the
@@ -76,7 +76,9 @@ export class RequestSpacer {
     const slot = last === undefined ? now : Math.max(now, last + this.intervalMs(group));
     this.#lastSlot.set(group, slot);
     const delay = slot - now + Math.floor(this.#clock.random() * this.#jitterMs);
-    if (delay > 0) await this.#clock.sleep(delay);
+    if (delay <= 0) return;
+    announce?.(delay);
+    await this.#clock.sleep(delay);
   }
 
   /** Learns a group's real quota and window from a response's `RateLimit-Policy` header. */

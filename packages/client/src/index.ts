@@ -1,5 +1,5 @@
 /**
- * `latchkey/client`: the typed client of latchkey's REST interface and of `/v1/authorize`. It imports nothing but Node's
+ * `@latchkey/client`: the typed client of latchkey's REST interface and of `/v1/authorize`. It imports nothing but Node's
  * built-ins and global fetch, so other programs can use it without pulling in the server.
  */
 export { LatchkeyClient, type LatchkeyClientOptions } from "./client.js";
@@ -18,6 +18,7 @@ export { DEFAULT_RETRY_AFTER_SECONDS, isRateLimitRejection } from "./retry-polic
 export type { RotateOptions, RotationProgress } from "./rotate.js";
 export type { SpacingOptions } from "./spacing.js";
 export { type RetryEvent, SERVICE_TOKEN_HEADER } from "./transport.js";
+export type { ClientLogger, WaitEvent, WaitReason } from "./waits.js";
 export type {
   AllowedDecision,
   AuthorizeDecision,

@@ -2,6 +2,7 @@ import { LatchkeyError } from "./errors.js";
 import { isRateLimitRejection, isTransientFailure, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
 import type { RequestSpacer } from "./spacing.js";
 import type { ErrorBody } from "./types.js";
+import type { WaitEvent } from "./waits.js";
 
 /** The Basic-auth pair a request is sent with. */
 export interface Credentials {
@@ -30,6 +31,8 @@ export interface TransportOptions {
   timeoutMs: number;
   spacer: RequestSpacer | undefined;
   onRetry: ((event: RetryEvent) => void) | undefined;
+  /** Told before every wait, spacing and retries alike (`onWait` and the logger, see waits.ts). */
+  onWait: (wait: WaitEvent) => void;
   fetch: typeof fetch;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
@@ -106,16 +109,26 @@ export class Transport {
 
   /** Sends one request; resolves to the parsed JSON (undefined for 204) or throws a LatchkeyError. */
   async request<T>(spec: RequestSpec): Promise<T> {
-    const { maxRetries, spacer, onRetry, sleep, random, retryJitterMs } = this.#options;
+    const { maxRetries, spacer, onRetry, onWait, sleep, random, retryJitterMs } = this.#options;
+    const request = {
+      method: spec.method,
+      path: spec.path,
+      ...(spec.group !== undefined && { group: spec.group }),
+    };
     for (let attempt = 0; ; attempt++) {
-      if (spec.group !== undefined) await spacer?.waitTurn(spec.group);
+      if (spec.group !== undefined) {
+        await spacer?.waitTurn(spec.group, (ms) => onWait({ reason: "spacing", ms, ...request }));
+      }
       let response: Response;
       try {
         response = await this.#send(spec);
       } catch (error) {
+        // A lost connection is retried only where a retry cannot do the work twice: a create that
+        // carries an Idempotency-Key.
         if (spec.idempotencyKey === undefined || attempt >= maxRetries) throw error;
         const delayMs = retryDelayMs(1, retryJitterMs, random);
         onRetry?.({ attempt: attempt + 1, delayMs, error: error as LatchkeyError });
+        onWait({ reason: "backoff", ms: delayMs, attempt: attempt + 1, error: error as LatchkeyError, ...request });
         await sleep(delayMs);
         continue;
       }
@@ -137,6 +150,8 @@ export class Transport {
         random,
       );
       onRetry?.({ attempt: attempt + 1, delayMs, error });
+      const reason = error.retryAfterSeconds === undefined ? "backoff" : "retry_after";
+      onWait({ reason, ms: delayMs, ...request, attempt: attempt + 1, error });
       await sleep(delayMs);
     }
   }

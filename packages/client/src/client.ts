@@ -10,6 +10,7 @@ import {
 import { RequestSpacer, type SpacingOptions } from "./spacing.js";
 import { type RetryEvent, Transport } from "./transport.js";
 import type { AuthorizeDecision } from "./types.js";
+import { type ClientLogger, type WaitEvent, waitReporter } from "./waits.js";
 
 /**
  * How to reach latchkey and how patient to be. `baseUrl` is required, and credentials for what the
@@ -40,8 +41,16 @@ export interface LatchkeyClientOptions {
   spacing?: SpacingOptions;
   /** Time limit of each HTTP request, in milliseconds. Default 30000. */
   timeoutMs?: number;
-  /** Told before each rate-limit wait, e.g. to log it. */
+  /** Told before each rate-limit wait, e.g. to log it. `onWait` is told of these and of spacing waits. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Told before every wait, whatever its reason: `spacing` (the `spacing` option), `retry_after` or
+   * `backoff` (a rate-limit rejection), with the milliseconds, the request and its group. The client
+   * never pauses without calling it.
+   */
+  onWait?: (wait: WaitEvent) => void;
+  /** Where each wait is also logged at debug level, e.g. a pino logger or `console`; none by default. */
+  logger?: ClientLogger;
   /** The fetch to use; Node's global one by default. */
   fetch?: typeof fetch;
   /** How to wait; injectable so tests need no real waiting. */
@@ -136,6 +145,7 @@ export class LatchkeyClient {
       timeoutMs: wholeNumber(options.timeoutMs, 30_000, "timeoutMs", 1),
       spacer: options.spacing ? new RequestSpacer(options.spacing, { now, sleep, random }) : undefined,
       onRetry: options.onRetry,
+      onWait: waitReporter(options.onWait, options.logger),
       fetch: options.fetch ?? globalThis.fetch,
       sleep,
       random,
