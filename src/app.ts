@@ -14,6 +14,7 @@ import { fastKeyRead } from "./http/fast-key-read.js";
 import { registerFrontRoutes } from "./http/front-routes.js";
 import { frontedServer } from "./http/front-server.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
+import { endJsonLine } from "./http/json-line.js";
 import { keyBodies } from "./http/key-response.js";
 import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
@@ -195,6 +196,8 @@ export interface BuildAppOptions {
 export interface LatchkeyApp {
   app: FastifyInstance;
   services: Services;
+  /** The forward-auth route table (LATCHKEY_ROUTES), for the start log. */
+  routeTable: RouteTable;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -223,7 +226,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     genReqId: newRequestId,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: MAX_BODY_BYTES,
-    exposeHeadRoutes: false,
+    exposeHeadRoutes: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   const services = await createServices(config, clock, app.log);
@@ -240,7 +243,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   // Synchronous onSend hooks: every response passes through them, and an async hook costs a promise.
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("X-Request-Id", request.id);
-    done(null, payload);
+    done(null, endJsonLine(reply, payload));
   });
   app.addHook("onClose", async () => {
     await services.limiter.close();
@@ -298,5 +301,5 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
     maxBodyBytes: MAX_BODY_BYTES,
   });
-  return { app, services };
+  return { app, services, routeTable };
 }

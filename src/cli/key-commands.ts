@@ -1,7 +1,6 @@
 import { type Command, Option } from "commander";
 import type { KeyRecord } from "../client/index.js";
 import { action, type ConnectionFlags, connect, withConnectionOptions } from "./keys-connection.js";
-import { EXIT } from "./keys-exit-codes.js";
 import {
   type CreateFlags,
   createConfiguration,
@@ -23,17 +22,9 @@ function printKey(key: KeyRecord, flags: JsonFlag): void {
   else process.stdout.write(formatKey(key));
 }
 
-const EXIT_CODES_HELP = `
+const CREDENTIALS_HELP = `
 Credentials come from LATCHKEY_URL, LATCHKEY_API_ID and LATCHKEY_API_KEY, or --url, --api-id, --api-key.
-Rate-limited requests are retried after Retry-After (up to 3 times); each wait is announced on stderr.
-
-Exit status:
-  ${EXIT.ok}  done
-  ${EXIT.failed}  the request failed: not found, key quota reached, server or network error
-  ${EXIT.usage}  usage: bad flags, missing credentials, or input the server rejected (400)
-  ${EXIT.denied}  not authenticated (401) or not permitted (403)
-  ${EXIT.rotationIncomplete}  rotate stopped after creating the new key; the old key is still enabled
-  ${EXIT.limited}  still rate-limited after the retries, or a plan limit (429)`;
+Rate-limited requests are retried after Retry-After (up to 3 times); each wait is announced on stderr.`;
 
 const UPDATE_HELP = `
 An update replaces a key's whole configuration on the server. This command reads the key first and
@@ -45,12 +36,7 @@ export function registerKeyCommands(program: Command): void {
   const keys = program
     .command("keys")
     .description("Manage API keys through a running server (uses the REST interface, like any client).")
-    .addHelpText("after", EXIT_CODES_HELP)
-    // Usage mistakes are one line like every other failure (no help dump), and exit with the
-    // documented status 2 instead of commander's 1; help still exits 0.
-    .showHelpAfterError(false)
-    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, "")}`) })
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
+    .addHelpText("after", CREDENTIALS_HELP);
 
   withConnectionOptions(keys.command("list"))
     .description("List keys, newest first, following every page.")

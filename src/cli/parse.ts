@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { InvalidArgumentError } from "commander";
 
 /** Commander argument parser for whole numbers; a bad value is a usage error, not a crash. */
 export function parseInteger(value: string): number {
@@ -14,16 +14,6 @@ export function parsePlanNumber(value: string): number {
   const number = parseInteger(value);
   if (number > MAX_PLAN_NUMBER) throw new InvalidArgumentError(`must be at most ${MAX_PLAN_NUMBER}.`);
   return number;
-}
-
-/**
- * Usage mistakes are one line, `latchkey: <what is wrong>`, like every other failure of an operator
- * command (no help dump after it); the exit status stays non-zero.
- */
-export function oneLineErrors(command: Command): Command {
-  return command
-    .showHelpAfterError(false)
-    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, "")}`) });
 }
 
 const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;

@@ -3,6 +3,7 @@ import { initial } from "./001-initial.js";
 import { platform } from "./002-platform.js";
 import { resources } from "./003-resources.js";
 import { audit } from "./004-audit.js";
+import { organizationNames } from "./006-organization-names.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,8 @@ const migrations: Record<string, Migration> = {
   "002-platform": platform,
   "003-resources": resources,
   "004-audit": audit,
+  // 005 is the idempotency migration.
+  "006-organization-names": organizationNames,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
