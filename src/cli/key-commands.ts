@@ -9,9 +9,11 @@ import {
 } from "./keys-flags.js";
 import { formatKey, formatKeyTable, printJson } from "./keys-output.js";
 import { rotateCommand } from "./keys-rotate.js";
-import { parseInteger } from "./parse.js";
+import { idOf, parsePageSize } from "./parse.js";
 
 type JsonFlag = { json?: boolean };
+
+const KEY_ID = idOf("key_", "key");
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -46,7 +48,7 @@ export function registerKeyCommands(program: Command): void {
       "only keys allowing this permission (repeatable: all of them)",
       collect,
     )
-    .option("--page-size <n>", "keys per request, 1 to 100 (default 100)", parseInteger)
+    .option("--page-size <n>", "keys per request, 1 to 100 (default 100)", parsePageSize)
     .option("--json", "print a JSON array of every record")
     .action(
       action(
@@ -67,7 +69,7 @@ export function registerKeyCommands(program: Command): void {
       ),
     );
 
-  withConnectionOptions(keys.command("get").argument("<id>", "the key's resource id (key_...)"))
+  withConnectionOptions(keys.command("get").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Show one key (never its secret).")
     .option("--json", "print the record as JSON")
     .action(
@@ -94,7 +96,7 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  withConnectionOptions(keys.command("update").argument("<id>", "the key's resource id"))
+  withConnectionOptions(keys.command("update").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Change a key; flags not given keep their current values.")
     .option("--name <name>", "new display name")
     .option("--description <text>", "new description")
@@ -115,7 +117,7 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  withConnectionOptions(keys.command("disable").argument("<id>", "the key's resource id"))
+  withConnectionOptions(keys.command("disable").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Disable a key (it stays listed and counts toward the quota; repeating it succeeds).")
     .option("--json", 'print {"id", "enabled": false} as JSON')
     .action(
@@ -126,7 +128,7 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  withConnectionOptions(keys.command("enable").argument("<id>", "the key's resource id"))
+  withConnectionOptions(keys.command("enable").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Enable a key again, keeping its name, description and permissions (same secret).")
     .option("--json", "print the record as JSON")
     .action(
@@ -135,7 +137,7 @@ export function registerKeyCommands(program: Command): void {
       ),
     );
 
-  withConnectionOptions(keys.command("rotate").argument("<id>", "the key to replace"))
+  withConnectionOptions(keys.command("rotate").argument("<id>", "the key to replace (key_...)", KEY_ID))
     .description(
       "Replace a key: create one with the same configuration, store its credentials, verify them, then " +
         "disable the old key. On any failure the old key stays enabled.",

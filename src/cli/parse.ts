@@ -60,3 +60,25 @@ export function parseRfc3339(value: string): number {
 function leapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
+
+/** Commander parser for `--page-size`: the REST `count`, a whole number from 1 to 100. */
+export function parsePageSize(value: string): number {
+  const size = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(size >= 1 && size <= 100)) throw new InvalidArgumentError("It must be a whole number from 1 to 100.");
+  return size;
+}
+
+/**
+ * Commander parser for a record's id argument: it must carry the family's prefix. An api_id (the
+ * Basic-auth user name, `lkid_...`) is the usual mix-up, and gets a message of its own.
+ */
+export function idOf(prefix: string, what: string): (value: string) => string {
+  return (value) => {
+    if (value.startsWith(prefix) && value.length > prefix.length) return value;
+    if (value.startsWith("lkid_"))
+      throw new InvalidArgumentError(
+        `That is an api_id (lkid_...), the Basic-auth user name; give the ${what}'s id (${prefix}...), as the ID column of 'list' shows it.`,
+      );
+    throw new InvalidArgumentError(`Expected the ${what}'s id (${prefix}...).`);
+  };
+}

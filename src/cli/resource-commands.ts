@@ -7,7 +7,7 @@ import {
 } from "../domain/resource-families.js";
 import { action, type ConnectionFlags, connect, withConnectionOptions } from "./keys-connection.js";
 import { printJson } from "./keys-output.js";
-import { parseInteger } from "./parse.js";
+import { idOf, parsePageSize } from "./parse.js";
 import { checkUpdateFlags, createContent, type ResourceFlags, updatedContent } from "./resource-flags.js";
 import { formatResource, formatResourceTable } from "./resource-output.js";
 
@@ -44,11 +44,12 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
     .command(family.command)
     .description(`Manage ${plural} through a running server (REST, like any client).`)
     .addHelpText("after", CREDENTIALS_HELP);
+  const recordId = idOf(idPrefix, singular);
   const resourceOf = (flags: ConnectionFlags) => CLIENT_OF[family.name](connect(flags));
 
   withConnectionOptions(group.command("list"))
     .description(`List ${plural}, newest first, following every page (disabled ones included).`)
-    .option("--page-size <n>", "records per request, 1 to 100 (default 100)", parseInteger)
+    .option("--page-size <n>", "records per request, 1 to 100 (default 100)", parsePageSize)
     .option("--json", "print a JSON array of every record")
     .action(
       action(async (flags: ConnectionFlags & JsonFlag & { pageSize?: number }) => {
@@ -60,7 +61,9 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
       }),
     );
 
-  withConnectionOptions(group.command("get").argument("<id>", `the ${singular}'s id (${idPrefix}...)`))
+  withConnectionOptions(
+    group.command("get").argument("<id>", `the ${singular}'s id (${idPrefix}...)`, recordId),
+  )
     .description(`Show one ${singular}.`)
     .option("--json", "print the record as JSON")
     .action(
@@ -80,7 +83,11 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
       }),
     );
 
-  withContentOptions(withConnectionOptions(group.command("update").argument("<id>", `the ${singular}'s id`)))
+  withContentOptions(
+    withConnectionOptions(
+      group.command("update").argument("<id>", `the ${singular}'s id (${idPrefix}...)`, recordId),
+    ),
+  )
     .description(`Change a ${singular}; what no flag mentions keeps its current value.`)
     .option("--name <name>", "new display name")
     .option("--json", "print the updated record as JSON")
@@ -98,7 +105,9 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
       }),
     );
 
-  withConnectionOptions(group.command("delete").argument("<id>", `the ${singular}'s id`))
+  withConnectionOptions(
+    group.command("delete").argument("<id>", `the ${singular}'s id (${idPrefix}...)`, recordId),
+  )
     .description(`Delete a ${singular} (repeating it succeeds).`)
     .option("--json", 'print {"id", "deleted": true} as JSON')
     .action(

@@ -142,6 +142,25 @@ test("every command exits 2 on a usage mistake, with one line and the exit-statu
   }
 });
 
+test("CLI messages name flags and arguments, not wire parameters or regular expressions", async () => {
+  const connection = ["--url", "http://127.0.0.1:9", "--api-id", "lkid_x", "--api-key", "lksk_x"];
+  const [apiId, pageSize, wrongFamily] = await Promise.all([
+    latchkeyStatus(["keys", "get", "lkid_88hBywxUJK12FosEYO3pnC", ...connection], {}),
+    latchkeyStatus(["keys", "list", "--page-size", "0", ...connection], {}),
+    latchkeyStatus(["proxies", "get", "key_H6xKQwLZjXNPML9k6X432u", ...connection], {}),
+  ]);
+  expect(apiId.code).toBe(2);
+  expect(apiId.stderr).toContain(
+    "That is an api_id (lkid_...), the Basic-auth user name; give the key's id (key_...)",
+  );
+  expect(pageSize.code).toBe(2);
+  expect(pageSize.stderr).toContain("--page-size");
+  expect(pageSize.stderr).toContain("from 1 to 100");
+  expect(pageSize.stderr).not.toContain("/query/count");
+  expect(wrongFamily.code).toBe(2);
+  expect(wrongFamily.stderr).toContain("Expected the proxy's id (prx_...)");
+}, 60_000);
+
 /** The process ids below `pid`, found with ps (children first seen while the server runs). */
 function descendants(pid: number): number[] {
   const table = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" })
