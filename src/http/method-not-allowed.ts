@@ -9,7 +9,7 @@ const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
  * A path served with GET also answers HEAD (Fastify adds it), as load balancers and uptime checks expect.
  */
 export function rejectOtherMethods(app: FastifyInstance, url: string, served: HTTPMethods[]): void {
-  const allowed: HTTPMethods[] = served.includes("GET") ? [...served, "HEAD"] : served;
+  const allowed = served.flatMap((method): HTTPMethods[] => (method === "GET" ? ["GET", "HEAD"] : [method]));
   app.route({
     method: METHODS.filter((method) => !allowed.includes(method)),
     url,
