@@ -9,6 +9,7 @@ import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/ro
 import { registerAccessLog } from "./http/access-log.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
+import { endJsonLine } from "./http/json-line.js";
 import { loggerOptions } from "./http/logger-options.js";
 import { registerManagementGuard } from "./http/management-guard.js";
 import { MAX_BODY_BYTES } from "./http/body-errors.js";
@@ -210,6 +211,8 @@ export interface BuildAppOptions {
 export interface LatchkeyApp {
   app: FastifyInstance;
   services: Services;
+  /** The forward-auth route table (LATCHKEY_ROUTES), for the start log. */
+  routeTable: RouteTable;
 }
 
 /** The log levels that write `info` lines, the access log's. */
@@ -239,7 +242,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     // Fastify's two lines per request are replaced by the access log's one (access-log.ts).
     logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
     ...serverSettings(config),
-    exposeHeadRoutes: false,
+    exposeHeadRoutes: true,
   });
   const services = await createServices(config, clock, app.log);
   const freshness = services.freshness;
@@ -255,7 +258,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   // Synchronous onSend hooks: every response passes through them, and an async hook costs a promise.
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("X-Request-Id", request.id);
-    done(null, payload);
+    done(null, endJsonLine(reply, payload));
   });
   app.addHook("onClose", async () => {
     services.idempotency.close();
@@ -294,5 +297,5 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
     maxBodyBytes: MAX_BODY_BYTES,
   });
-  return { app, services };
+  return { app, services, routeTable };
 }

@@ -1,38 +1,106 @@
+import { closeSync, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { Services } from "./app.js";
+import type { Config } from "./config.js";
 import { BOOTSTRAP_ACTOR } from "./domain/audit.js";
-import { createOrganizationWithOwner } from "./services/organizations.js";
+import { createOrganizationWithOwner, type OrganizationWithOwner } from "./services/organizations.js";
+import type { ServiceTokenService } from "./services/service-tokens.js";
+import { sqliteFolder } from "./store/database-location.js";
+
+/** The file name of the first credentials, beside a SQLite database. */
+export const BOOTSTRAP_FILE_NAME = "first-start-credentials.env";
+
+type FirstCredentials = OrganizationWithOwner & {
+  service: Awaited<ReturnType<ServiceTokenService["create"]>>;
+};
+
+/**
+ * Where the first credentials go in `file` mode: LATCHKEY_BOOTSTRAP_FILE, or beside the SQLite
+ * database. PostgreSQL has no folder of latchkey's own, so there the variable is required.
+ */
+export function bootstrapFilePath(config: Pick<Config, "bootstrapFile" | "databaseUrl">): string {
+  if (config.bootstrapFile) return resolve(config.bootstrapFile);
+  const folder = sqliteFolder(config.databaseUrl);
+  if (folder) return join(folder, BOOTSTRAP_FILE_NAME);
+  throw new Error(
+    "LATCHKEY_BOOTSTRAP_FILE is required on the first start over an empty PostgreSQL database: name a " +
+      "file (created 0600) for the first owner key and service token, or set LATCHKEY_BOOTSTRAP=print or off.",
+  );
+}
+
+/** The credentials as a shell-sourceable file, so `. first-start-credentials.env` puts them in a shell. */
+function credentialsFile({ organization, owner, secret, service }: FirstCredentials): string {
+  return [
+    `# latchkey: first-start credentials, written ${new Date().toISOString()}.`,
+    "# Copy them into your secret manager, then delete this file; they are not shown again.",
+    `LATCHKEY_ORGANIZATION_ID=${organization.id}`,
+    `LATCHKEY_API_ID=${owner.apiId}`,
+    `LATCHKEY_API_KEY=${secret}`,
+    `# ${service.record.id}; send as X-Latchkey-Service-Token`,
+    `LATCHKEY_SERVICE_TOKEN=${service.token}`,
+    "",
+  ].join("\n");
+}
+
+function printedCredentials({ organization, owner, secret, service }: FirstCredentials): string {
+  return [
+    "",
+    "latchkey: first start, created organization 'default', its owner key and a service token.",
+    "Store these credentials now: the secrets are shown only this once.",
+    `  organization:  ${organization.id}`,
+    `  api_id:        ${owner.apiId}`,
+    `  api_key:       ${secret}`,
+    `  service token: ${service.token}   (${service.record.id}; send as X-Latchkey-Service-Token)`,
+    "",
+    "",
+  ].join("\n");
+}
+
+/** Opens the credentials file for writing, created 0600 (and made 0600 if it already existed). */
+function openPrivateFile(path: string): number {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const fd = openSync(path, "w", 0o600);
+  fchmodSync(fd, 0o600);
+  return fd;
+}
 
 /**
  * On the first start over an empty database, creates organization `default`, its owner key and a
- * service token for the platform's services, and prints them once, as Elasticsearch prints its first
- * password. They go to the terminal, not to the JSON log, and are never shown again.
+ * service token for the platform's services, as Elasticsearch creates its first password. Their
+ * secrets go to a file only the server's user can read, and only the file's path is printed: standard
+ * error ends up in Docker's and journald's logs, which keep it forever. `print` keeps the old way.
  */
 export async function bootstrapFirstOrganization(
   services: Services,
+  config: Pick<Config, "bootstrap" | "bootstrapFile" | "databaseUrl">,
   print: (text: string) => void = (text) => process.stderr.write(text),
 ): Promise<boolean> {
+  if (config.bootstrap === "off") return false;
   // Under the startup lock, so that of several nodes starting together over one empty database only
   // the first creates `default`; the others then find it and do nothing.
   const created = await services.store.withStartupLock(async () => {
     if (await services.store.hasOrganizations()) return undefined;
-    const first = await createOrganizationWithOwner(services, "default", BOOTSTRAP_ACTOR);
-    const service = await services.serviceTokens.create("Platform services (first start)", BOOTSTRAP_ACTOR);
-    return { ...first, service };
+    // The file is opened before anything is created: if it cannot be written, nothing is lost.
+    const file = config.bootstrap === "file" ? bootstrapFilePath(config) : undefined;
+    const fd = file === undefined ? undefined : openPrivateFile(file);
+    try {
+      const first = await createOrganizationWithOwner(services, "default", BOOTSTRAP_ACTOR);
+      const service = await services.serviceTokens.create("Platform services (first start)", BOOTSTRAP_ACTOR);
+      const credentials = { ...first, service };
+      if (fd !== undefined) writeSync(fd, credentialsFile(credentials));
+      return { credentials, file };
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
   });
   if (!created) return false;
-  const { organization, owner, secret, service } = created;
+  const { credentials, file } = created;
   print(
-    [
-      "",
-      "latchkey: first start, created organization 'default', its owner key and a service token.",
-      "Store these credentials now: the secrets are shown only this once.",
-      `  organization:  ${organization.id}`,
-      `  api_id:        ${owner.apiId}`,
-      `  api_key:       ${secret}`,
-      `  service token: ${service.token}   (${service.record.id}; send as X-Latchkey-Service-Token)`,
-      "",
-      "",
-    ].join("\n"),
+    file === undefined
+      ? printedCredentials(credentials)
+      : `latchkey: first start, created organization 'default' (${credentials.organization.id}), its owner ` +
+          `key and a service token. Their secrets are in ${file} (readable by this user only): ` +
+          "store them, then delete the file.\n",
   );
   return true;
 }

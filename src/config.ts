@@ -16,7 +16,11 @@ const ConfigSchema = Type.Object({
     description: "1 to 64 letters, digits, '_', '.', ':' or '-'",
   }),
   LATCHKEY_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
-  LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
+  LATCHKEY_BOOTSTRAP: Type.Union([Type.Literal("on"), Type.Literal("off"), Type.Literal("print")], {
+    default: "on",
+  }),
+  LATCHKEY_BOOTSTRAP_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_DATABASE_CREATE: Type.Optional(Type.Union([Type.Literal("on"), Type.Literal("off")])),
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
   LATCHKEY_SERVER_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_DEFAULT_IMAGE_CREDITS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 50 }),
@@ -62,8 +66,19 @@ export interface Config {
   redisPrefix: string;
   /** Sliding-window length; 60 in production, shorter for tests and demos. */
   rateWindowSeconds: number;
-  /** Whether the first start on an empty database creates organization `default` and its owner key. */
-  bootstrap: boolean;
+  /**
+   * What the first start on an empty database does: `file` creates organization `default`, its owner
+   * key and a service token and writes their secrets to `bootstrapFile` (0600); `print` prints them
+   * on standard error instead; `off` creates nothing.
+   */
+  bootstrap: "file" | "print" | "off";
+  /** Where `bootstrap: "file"` writes the first credentials; default beside the SQLite database. */
+  bootstrapFile: string | undefined;
+  /**
+   * Whether a SQLite database that does not exist yet may be created: the server does unless this is
+   * `false`; the CLI only when it is `true` (LATCHKEY_DATABASE_CREATE=on or `--create`).
+   */
+  databaseCreate: boolean | undefined;
   /** Server-side secret mixed into stored secret hashes (HMAC), when set. */
   secretPepper: string | undefined;
   /**
@@ -158,7 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     redisUrl: config.LATCHKEY_REDIS_URL,
     redisPrefix: config.LATCHKEY_REDIS_PREFIX,
     rateWindowSeconds: config.LATCHKEY_RATE_WINDOW_SECONDS,
-    bootstrap: config.LATCHKEY_BOOTSTRAP === "on",
+    bootstrap: config.LATCHKEY_BOOTSTRAP === "on" ? "file" : config.LATCHKEY_BOOTSTRAP,
+    bootstrapFile: config.LATCHKEY_BOOTSTRAP_FILE,
+    databaseCreate:
+      config.LATCHKEY_DATABASE_CREATE === undefined ? undefined : config.LATCHKEY_DATABASE_CREATE === "on",
     secretPepper: config.LATCHKEY_SECRET_PEPPER,
     serverKeyFile: config.LATCHKEY_SERVER_KEY_FILE,
     defaultImageCredits: config.LATCHKEY_DEFAULT_IMAGE_CREDITS,

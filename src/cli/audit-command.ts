@@ -1,8 +1,10 @@
 import { type Command, InvalidArgumentError } from "commander";
 import type { AuditEntry } from "../domain/audit.js";
+import { LatchkeyError } from "../domain/errors.js";
 import { parseRfc3339 } from "../domain/rfc3339.js";
 import { toAuditEntryBody } from "../http/audit-response.js";
 import { createAuditLog } from "../services/audit-log.js";
+import { UsageError } from "./exit-codes.js";
 import { printable } from "./text-table.js";
 import { withStores } from "./with-stores.js";
 
@@ -36,7 +38,7 @@ interface AuditOptions {
 async function readTrail(options: AuditOptions): Promise<AuditEntry[]> {
   return withStores(async (stores) => {
     if (options.org !== undefined && !(await stores.keys.findOrganization(options.org))) {
-      throw new Error(`No organization ${options.org}.`);
+      throw new LatchkeyError("not_found", `No organization ${options.org}.`);
     }
     const log = createAuditLog(stores.audit);
     const entries: AuditEntry[] = [];
@@ -68,7 +70,7 @@ export function registerAuditCommand(program: Command): void {
     .option("--json", "print one JSON array of entries (the shape of GET /v1/audit's data)")
     .action(async (options: AuditOptions) => {
       if ((options.org === undefined) === (options.deployment === undefined)) {
-        throw new Error("Give exactly one of --org <id> and --deployment.");
+        throw new UsageError("Give exactly one of --org <id> and --deployment.");
       }
       const entries = await readTrail(options);
       if (options.json) {

@@ -1,7 +1,6 @@
 import { type Command, Option } from "commander";
 import type { KeyRecord } from "@latchkey/client";
 import { action, type ConnectionFlags, connect, withConnectionOptions } from "./keys-connection.js";
-import { EXIT } from "./keys-exit-codes.js";
 import {
   type CreateFlags,
   createConfiguration,
@@ -10,9 +9,11 @@ import {
 } from "./keys-flags.js";
 import { formatKey, formatKeyTable, printJson } from "./keys-output.js";
 import { rotateCommand } from "./keys-rotate.js";
-import { parseInteger } from "./parse.js";
+import { idOf, parsePageSize } from "./parse.js";
 
 type JsonFlag = { json?: boolean };
+
+const KEY_ID = idOf("key_", "key");
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -23,17 +24,9 @@ function printKey(key: KeyRecord, flags: JsonFlag): void {
   else process.stdout.write(formatKey(key));
 }
 
-const EXIT_CODES_HELP = `
+const CREDENTIALS_HELP = `
 Credentials come from LATCHKEY_URL, LATCHKEY_API_ID and LATCHKEY_API_KEY, or --url, --api-id, --api-key.
-Rate-limited requests are retried after Retry-After (up to 3 times); each wait is announced on stderr.
-
-Exit status:
-  ${EXIT.ok}  done
-  ${EXIT.failed}  the request failed: not found, key quota reached, server or network error
-  ${EXIT.usage}  usage: bad flags, missing credentials, or input the server rejected (400)
-  ${EXIT.denied}  not authenticated (401) or not permitted (403)
-  ${EXIT.rotationIncomplete}  rotate stopped after creating the new key; the old key is still enabled
-  ${EXIT.limited}  still rate-limited after the retries, or a plan limit (429)`;
+Rate-limited requests are retried after Retry-After (up to 3 times); each wait is announced on stderr.`;
 
 const UPDATE_HELP = `
 An update replaces a key's whole configuration on the server. This command reads the key first and
@@ -45,12 +38,7 @@ export function registerKeyCommands(program: Command): void {
   const keys = program
     .command("keys")
     .description("Manage API keys through a running server (uses the REST interface, like any client).")
-    .addHelpText("after", EXIT_CODES_HELP)
-    // Usage mistakes are one line like every other failure (no help dump), and exit with the
-    // documented status 2 instead of commander's 1; help still exits 0.
-    .showHelpAfterError(false)
-    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, "")}`) })
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
+    .addHelpText("after", CREDENTIALS_HELP);
 
   withConnectionOptions(keys.command("list"))
     .description("List keys, newest first, following every page.")
@@ -60,7 +48,7 @@ export function registerKeyCommands(program: Command): void {
       "only keys allowing this permission (repeatable: all of them)",
       collect,
     )
-    .option("--page-size <n>", "keys per request, 1 to 100 (default 100)", parseInteger)
+    .option("--page-size <n>", "keys per request, 1 to 100 (default 100)", parsePageSize)
     .option("--json", "print a JSON array of every record")
     .action(
       action(
@@ -81,7 +69,7 @@ export function registerKeyCommands(program: Command): void {
       ),
     );
 
-  withConnectionOptions(keys.command("get").argument("<id>", "the key's resource id (key_...)"))
+  withConnectionOptions(keys.command("get").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Show one key (never its secret).")
     .option("--json", "print the record as JSON")
     .action(
@@ -108,7 +96,7 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  withConnectionOptions(keys.command("update").argument("<id>", "the key's resource id"))
+  withConnectionOptions(keys.command("update").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Change a key; flags not given keep their current values.")
     .option("--name <name>", "new display name")
     .option("--description <text>", "new description")
@@ -129,7 +117,7 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  withConnectionOptions(keys.command("disable").argument("<id>", "the key's resource id"))
+  withConnectionOptions(keys.command("disable").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Disable a key (it stays listed and counts toward the quota; repeating it succeeds).")
     .option("--json", 'print {"id", "enabled": false} as JSON')
     .action(
@@ -140,7 +128,7 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  withConnectionOptions(keys.command("enable").argument("<id>", "the key's resource id"))
+  withConnectionOptions(keys.command("enable").argument("<id>", "the key's resource id (key_...)", KEY_ID))
     .description("Enable a key again, keeping its name, description and permissions (same secret).")
     .option("--json", "print the record as JSON")
     .action(
@@ -149,7 +137,7 @@ export function registerKeyCommands(program: Command): void {
       ),
     );
 
-  withConnectionOptions(keys.command("rotate").argument("<id>", "the key to replace"))
+  withConnectionOptions(keys.command("rotate").argument("<id>", "the key to replace (key_...)", KEY_ID))
     .description(
       "Replace a key: create one with the same configuration, store its credentials, verify them, then " +
         "disable the old key. On any failure the old key stays enabled.",

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { LatchkeyClient } from "@latchkey/client";
-import { describeFailure, exitCodeOf, UsageError } from "./keys-exit-codes.js";
+import { describeFailure, exitCodeOf, UsageError } from "./exit-codes.js";
 
 /** Where `latchkey keys ...` connects and as whom: flags first, then the environment. */
 export interface ConnectionFlags {

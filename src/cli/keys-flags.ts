@@ -1,5 +1,5 @@
 import { configurationOf, type KeyConfiguration, type KeyRecord } from "@latchkey/client";
-import { UsageError } from "./keys-exit-codes.js";
+import { UsageError } from "./exit-codes.js";
 
 /** Flags of `keys create`. */
 export interface CreateFlags {

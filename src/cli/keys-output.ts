@@ -30,9 +30,10 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
 
 /** Keys as an aligned table for a person; `--json` gives the full records. */
 export function formatKeyTable(keys: KeyRecord[]): string {
-  const header = ["ID", "STATE", "NAME", "PERMISSIONS", "CREATED"];
+  const header = ["ID", "API_ID", "STATE", "NAME", "PERMISSIONS", "CREATED"];
   const rows = keys.map((key) => [
     key.id,
+    key.api_id,
     key.enabled ? "enabled" : "disabled",
     truncate(printable(key.name), 40),
     truncate(permissionSummary(key), 60),

@@ -3,7 +3,7 @@ import { constants } from "node:fs";
 import { access, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CreatedKey } from "@latchkey/client";
-import { UsageError } from "./keys-exit-codes.js";
+import { UsageError } from "./exit-codes.js";
 
 /**
  * Checks, before any key is created, that the credentials can be written to `path`: its directory is

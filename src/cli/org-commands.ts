@@ -3,14 +3,17 @@ import { InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
 import { createSecretHasher } from "../domain/credentials.js";
+import { LatchkeyError } from "../domain/errors.js";
 import { DEFAULT_MAX_KEYS } from "../domain/key-configuration.js";
 import { defaultQuota, isRateLimitGroup, RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
 import { toKeyResponse } from "../http/key-response.js";
 import { changeOrganizationLimits } from "../services/organization-limits.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore, LimitChanges } from "../store/key-store.js";
+import { UsageError } from "./exit-codes.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { parseInteger } from "./parse.js";
+import { formatTable, printable } from "./text-table.js";
 import { withStores } from "./with-stores.js";
 
 /** The key store alone, for the commands that need nothing else. */
@@ -69,6 +72,27 @@ export function registerOrgCommands(program: Command): void {
     });
 
   org
+    .command("list")
+    .description("List the organizations of this database, oldest first.")
+    .option("--json", "print [{id, name, created_at, key_count}] as JSON")
+    .action(async (options: { json?: boolean }) => {
+      const organizations = await withStore((store) => store.listOrganizations());
+      const rows = organizations.map((org) => ({
+        id: org.id,
+        name: org.name,
+        created_at: new Date(org.createdAt).toISOString(),
+        key_count: org.keyCount,
+      }));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      const table = rows.map((row) => [row.id, printable(row.name), String(row.key_count), row.created_at]);
+      const count = `${rows.length} organization${rows.length === 1 ? "" : "s"}`;
+      process.stdout.write(formatTable(["ID", "NAME", "KEYS", "CREATED"], table, count));
+    });
+
+  org
     .command("limits")
     .description("Show or override an organization's limits; running nodes apply changes within 2 seconds.")
     .requiredOption("--org <id>", "organization id (org_...)")
@@ -85,7 +109,7 @@ export function registerOrgCommands(program: Command): void {
         json?: boolean;
       }) => {
         if ((options.group === undefined) !== (options.quota === undefined)) {
-          throw new Error("--group and --quota go together.");
+          throw new UsageError("--group and --quota go together.");
         }
         const changes: LimitChanges = {};
         if (options.group !== undefined && options.quota !== undefined && isRateLimitGroup(options.group)) {
@@ -98,7 +122,7 @@ export function registerOrgCommands(program: Command): void {
             return changeOrganizationLimits({ store, clock: systemClock }, options.org, changes);
           }
           if (!(await store.findOrganization(options.org)))
-            throw new Error(`No organization ${options.org}.`);
+            throw new LatchkeyError("not_found", `No organization ${options.org}.`);
           return store.getLimits(options.org);
         });
         const window = loadConfig().rateWindowSeconds;

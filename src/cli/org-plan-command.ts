@@ -4,7 +4,7 @@ import { billingPeriodAt } from "../domain/billing-period.js";
 import type { Plan } from "../domain/plan.js";
 import { createPlanService } from "../services/plans.js";
 import type { PlanChanges } from "../store/plan-store.js";
-import { oneLineErrors, parsePlanNumber, parseRfc3339 } from "./parse.js";
+import { parsePlanNumber, parseRfc3339 } from "./parse.js";
 import { withStores } from "./with-stores.js";
 
 function parseOnOff(value: string): boolean {
@@ -55,7 +55,8 @@ function planJson(plan: Plan) {
 
 /** `latchkey org plan`: shows an organization's plan and, with flags, changes it. */
 export function registerOrgPlanCommand(org: Command): void {
-  oneLineErrors(org.command("plan"))
+  org
+    .command("plan")
     .description("Show or change an organization's plan; the next request on every node uses the change.")
     .requiredOption("--org <id>", "organization id (org_...)")
     .option("--image-credits <n>", "image credits per billing period, or 'default'", parseCount)

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { InvalidArgumentError } from "commander";
 
 /** Commander argument parser for whole numbers; a bad value is a usage error, not a crash. */
 export function parseInteger(value: string): number {
@@ -14,16 +14,6 @@ export function parsePlanNumber(value: string): number {
   const number = parseInteger(value);
   if (number > MAX_PLAN_NUMBER) throw new InvalidArgumentError(`must be at most ${MAX_PLAN_NUMBER}.`);
   return number;
-}
-
-/**
- * Usage mistakes are one line, `latchkey: <what is wrong>`, like every other failure of an operator
- * command (no help dump after it); the exit status stays non-zero.
- */
-export function oneLineErrors(command: Command): Command {
-  return command
-    .showHelpAfterError(false)
-    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, "")}`) });
 }
 
 const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
@@ -69,4 +59,26 @@ export function parseRfc3339(value: string): number {
 
 function leapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** Commander parser for `--page-size`: the REST `count`, a whole number from 1 to 100. */
+export function parsePageSize(value: string): number {
+  const size = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(size >= 1 && size <= 100)) throw new InvalidArgumentError("It must be a whole number from 1 to 100.");
+  return size;
+}
+
+/**
+ * Commander parser for a record's id argument: it must carry the family's prefix. An api_id (the
+ * Basic-auth user name, `lkid_...`) is the usual mix-up, and gets a message of its own.
+ */
+export function idOf(prefix: string, what: string): (value: string) => string {
+  return (value) => {
+    if (value.startsWith(prefix) && value.length > prefix.length) return value;
+    if (value.startsWith("lkid_"))
+      throw new InvalidArgumentError(
+        `That is an api_id (lkid_...), the Basic-auth user name; give the ${what}'s id (${prefix}...), as the ID column of 'list' shows it.`,
+      );
+    throw new InvalidArgumentError(`Expected the ${what}'s id (${prefix}...).`);
+  };
 }

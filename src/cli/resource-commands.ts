@@ -6,9 +6,8 @@ import {
   type ResourceFamilyName,
 } from "../domain/resource-families.js";
 import { action, type ConnectionFlags, connect, withConnectionOptions } from "./keys-connection.js";
-import { EXIT } from "./keys-exit-codes.js";
 import { printJson } from "./keys-output.js";
-import { parseInteger } from "./parse.js";
+import { idOf, parsePageSize } from "./parse.js";
 import { checkUpdateFlags, createContent, type ResourceFlags, updatedContent } from "./resource-flags.js";
 import { formatResource, formatResourceTable } from "./resource-output.js";
 
@@ -20,16 +19,10 @@ const CLIENT_OF: Record<ResourceFamilyName, (client: LatchkeyClient) => Resource
   og_configs: (client) => client.ogConfigs,
 };
 
-const EXIT_CODES_HELP = `
+const CREDENTIALS_HELP = `
 Credentials come from LATCHKEY_URL, LATCHKEY_API_ID and LATCHKEY_API_KEY, or --url, --api-id, --api-key.
 Rate-limited requests are retried after Retry-After (up to 3 times); each wait is announced on stderr.
-
-Exit status:
-  ${EXIT.ok}  done
-  ${EXIT.failed}  the request failed: not found, quota of 1,000 reached, server or network error
-  ${EXIT.usage}  usage: bad flags, missing credentials, or input the server rejected (400)
-  ${EXIT.denied}  not authenticated (401), not permitted (403), or not in the organization's plan (403)
-  ${EXIT.limited}  still rate-limited after the retries (429)`;
+A plan without this family answers 403 plan_restricted (exit status 3).`;
 
 function printRecord(record: ResourceRecord, flags: JsonFlag): void {
   if (flags.json) printJson(record);
@@ -50,15 +43,13 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
   const group = program
     .command(family.command)
     .description(`Manage ${plural} through a running server (REST, like any client).`)
-    .addHelpText("after", EXIT_CODES_HELP)
-    .showHelpAfterError(false)
-    .configureOutput({ outputError: (text, write) => write(`latchkey: ${text.replace(/^error: /, "")}`) })
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
+    .addHelpText("after", CREDENTIALS_HELP);
+  const recordId = idOf(idPrefix, singular);
   const resourceOf = (flags: ConnectionFlags) => CLIENT_OF[family.name](connect(flags));
 
   withConnectionOptions(group.command("list"))
     .description(`List ${plural}, newest first, following every page (disabled ones included).`)
-    .option("--page-size <n>", "records per request, 1 to 100 (default 100)", parseInteger)
+    .option("--page-size <n>", "records per request, 1 to 100 (default 100)", parsePageSize)
     .option("--json", "print a JSON array of every record")
     .action(
       action(async (flags: ConnectionFlags & JsonFlag & { pageSize?: number }) => {
@@ -70,7 +61,9 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
       }),
     );
 
-  withConnectionOptions(group.command("get").argument("<id>", `the ${singular}'s id (${idPrefix}...)`))
+  withConnectionOptions(
+    group.command("get").argument("<id>", `the ${singular}'s id (${idPrefix}...)`, recordId),
+  )
     .description(`Show one ${singular}.`)
     .option("--json", "print the record as JSON")
     .action(
@@ -90,7 +83,11 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
       }),
     );
 
-  withContentOptions(withConnectionOptions(group.command("update").argument("<id>", `the ${singular}'s id`)))
+  withContentOptions(
+    withConnectionOptions(
+      group.command("update").argument("<id>", `the ${singular}'s id (${idPrefix}...)`, recordId),
+    ),
+  )
     .description(`Change a ${singular}; what no flag mentions keeps its current value.`)
     .option("--name <name>", "new display name")
     .option("--json", "print the updated record as JSON")
@@ -108,7 +105,9 @@ function registerFamily(program: Command, family: ResourceFamily): Command {
       }),
     );
 
-  withConnectionOptions(group.command("delete").argument("<id>", `the ${singular}'s id`))
+  withConnectionOptions(
+    group.command("delete").argument("<id>", `the ${singular}'s id (${idPrefix}...)`, recordId),
+  )
     .description(`Delete a ${singular} (repeating it succeeds).`)
     .option("--json", 'print {"id", "deleted": true} as JSON')
     .action(

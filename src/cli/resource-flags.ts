@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ResourceContent, ResourceRecord } from "@latchkey/client";
-import { UsageError } from "./keys-exit-codes.js";
+import { UsageError } from "./exit-codes.js";
 
 /** Flags of `create` and `update` of a resource family. */
 export interface ResourceFlags {

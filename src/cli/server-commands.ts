@@ -25,8 +25,11 @@ export function registerServerCommands(program: Command): void {
     .description("Bring the database schema up to date (the server also does this at start).")
     .action(async () => {
       const { openKeyStore } = await import("../store/open-database.js");
-      const store = await openKeyStore(loadConfig().databaseUrl);
+      const { assertDatabaseExists, describeDatabase } = await import("../store/database-location.js");
+      const config = loadConfig();
+      assertDatabaseExists(config.databaseUrl, config.databaseCreate === true);
+      const store = await openKeyStore(config.databaseUrl);
       await store.close();
-      process.stdout.write("Database schema is up to date.\n");
+      process.stdout.write(`Database schema is up to date (${describeDatabase(config.databaseUrl)}).\n`);
     });
 }

@@ -4,7 +4,6 @@ import { systemClock } from "../domain/clock.js";
 import { createSecretHasher } from "../domain/credentials.js";
 import { createServiceTokenService, type ServiceTokenService } from "../services/service-tokens.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
-import { oneLineErrors } from "./parse.js";
 import { withStores } from "./with-stores.js";
 
 /** A token's name says who holds it: blank would make `service-token list` useless for revoking. */
@@ -40,9 +39,9 @@ function toJson(record: ServiceTokenRecord) {
 
 /** `latchkey service-token create|list|revoke`: tokens the platform's services send to authorize. */
 export function registerServiceTokenCommands(program: Command): void {
-  const tokens = oneLineErrors(program.command("service-token")).description(
-    "Manage the service tokens platform services use for /v1/authorize and /v1/forward-auth.",
-  );
+  const tokens = program
+    .command("service-token")
+    .description("Manage the service tokens platform services use for /v1/authorize and /v1/forward-auth.");
 
   tokens
     .command("create")

@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
 import { loadConfig } from "../config.js";
+import { LatchkeyError } from "../domain/errors.js";
+import { assertDatabaseExists, describeDatabase } from "../store/database-location.js";
 import type { Stores } from "../store/open-database.js";
 import { stderrLog } from "../warning-log.js";
 
@@ -12,10 +14,15 @@ import { stderrLog } from "../warning-log.js";
  * their cached copies at once; Redis is connected on the first such change only, and a change it
  * cannot announce is refused. Without LATCHKEY_REDIS_URL the CLI must not change key records of a
  * database that nodes serve with Redis (docs/caching.md).
+ *
+ * A SQLite database that does not exist is not created (unless --create): run from the wrong folder,
+ * the command would otherwise work on a new, empty one. Whatever is not found is reported with the
+ * database it was looked for in.
  */
 export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promise<T> {
   const { openStores } = await import("../store/open-database.js");
   const config = loadConfig();
+  assertDatabaseExists(config.databaseUrl, config.databaseCreate === true);
   const stores = await openStores(config.databaseUrl);
   let redis: Redis | undefined;
   let connect: (() => Promise<Redis>) | undefined;
@@ -40,6 +47,14 @@ export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promi
   });
   try {
     return await work({ ...stores, keys });
+  } catch (error) {
+    if (error instanceof LatchkeyError && error.code === "not_found") {
+      throw new LatchkeyError(
+        "not_found",
+        `${error.message} (database: ${describeDatabase(config.databaseUrl)})`,
+      );
+    }
+    throw error;
   } finally {
     redis?.disconnect();
     await stores.close();

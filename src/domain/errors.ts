@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   plan_restricted: 403,
   no_route: 404,
   resource_quota_exceeded: 409,
+  organization_name_taken: 409,
   host_not_allowed: 403,
   internal: 500,
   service_unavailable: 503,

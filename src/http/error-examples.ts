@@ -60,6 +60,8 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
   no_route: () => new LatchkeyError("no_route", "No route of the table matches GET /v1/unknown."),
   resource_quota_exceeded: () =>
     new LatchkeyError("resource_quota_exceeded", "This organization already has 1000 proxies."),
+  organization_name_taken: () =>
+    new LatchkeyError("organization_name_taken", "An organization named 'acme' already exists."),
   internal: () => new LatchkeyError("internal", "Internal server error."),
   service_unavailable: () =>
     new LatchkeyError(

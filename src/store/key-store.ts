@@ -74,8 +74,13 @@ export type InsertKeyResult = { type: "created" } | { type: "quota_exceeded"; ma
  * and the insert one atomic step, and run each `changeKey` decision against the row it then writes.
  */
 export interface KeyStore {
-  /** Creates an organization with no keys (and records `audit` in the same transaction). */
+  /**
+   * Creates an organization with no keys (and records `audit` in the same transaction); throws
+   * `organization_name_taken` when another organization has the same name, ignoring case.
+   */
   createOrganization(org: Organization, audit?: AuditOf<Organization>): Promise<void>;
+  /** Every organization, oldest first, with its number of keys (disabled ones included). */
+  listOrganizations(): Promise<(Organization & { keyCount: number })[]>;
   /** Looks an organization up by id. */
   findOrganization(id: string): Promise<Organization | undefined>;
   /** Whether any organization exists yet (first start detection). */

@@ -1,10 +1,17 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
+import { LatchkeyError } from "../domain/errors.js";
 import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
 import type { KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { ApiKeysTable, Database } from "./schema.js";
+
+/** A unique index refused the row: PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}
 
 /** The overrides of one organization, read with `db` (the store's connection or a transaction). */
 async function readLimits(db: Kysely<Database>, orgId: string): Promise<OrganizationLimits> {
@@ -67,13 +74,42 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
 
   return {
     async createOrganization(org, audit) {
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto("organizations")
-          .values({ id: org.id, name: org.name, created_at: org.createdAt, key_count: 0, max_keys: null })
-          .execute();
-        await insertAuditEntry(trx, audit?.(undefined, org));
-      });
+      const taken = () =>
+        new LatchkeyError("organization_name_taken", `An organization named '${org.name}' already exists.`);
+      try {
+        await db.transaction().execute(async (trx) => {
+          const same = await trx
+            .selectFrom("organizations")
+            .select("id")
+            .where(sql<string>`lower(name)`, "=", org.name.toLowerCase())
+            .executeTakeFirst();
+          if (same) throw taken();
+          await trx
+            .insertInto("organizations")
+            .values({ id: org.id, name: org.name, created_at: org.createdAt, key_count: 0, max_keys: null })
+            .execute();
+          await insertAuditEntry(trx, audit?.(undefined, org));
+        });
+      } catch (error) {
+        // Two creates of one name at the same moment: the unique index refuses the second.
+        if (isUniqueViolation(error)) throw taken();
+        throw error;
+      }
+    },
+
+    async listOrganizations() {
+      const rows = await db
+        .selectFrom("organizations")
+        .selectAll()
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        createdAt: Number(row.created_at),
+        keyCount: Number(row.key_count),
+      }));
     },
 
     async findOrganization(id) {

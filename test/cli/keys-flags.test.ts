@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { EXIT, exitCodeOf, UsageError } from "../../src/cli/keys-exit-codes.js";
+import { EXIT, exitCodeOf, UsageError } from "../../src/cli/exit-codes.js";
 import { createConfiguration, updatedConfiguration } from "../../src/cli/keys-flags.js";
 import { formatKeyTable } from "../../src/cli/keys-output.js";
 import { printable } from "../../src/cli/text-table.js";

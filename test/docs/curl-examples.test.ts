@@ -25,7 +25,8 @@ interface Target {
 
 async function startLatchkey(): Promise<Target & { token: string }> {
   const dir = tempDir();
-  const database = `sqlite:${join(dir, "latchkey.db")}`;
+  // Where the README's default puts it, relative to the folder the examples run in (data/latchkey.db).
+  const database = `sqlite:${join(dir, "data", "latchkey.db")}`;
   const server = await startServer(
     { LATCHKEY_DATABASE_URL: database, LATCHKEY_ROUTES: join(root, "examples/routes.json") },
     await freePort(),
@@ -77,7 +78,7 @@ async function runExamples(file: string, examples: CurlExample[], { dir, env }: 
   });
   const calls = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
   expect(run.status, `${file}: ${run.stderr}\n${calls.join("\n")}`).toBe(0);
-  expect(calls.length).toBeGreaterThanOrEqual(examples.length);
+  expect(calls.length).toBeGreaterThanOrEqual(examples.filter((example) => example.callsCurl).length);
 }
 
 const throughGateway = (examples: CurlExample[]) => examples.some((e) => e.script.includes("$GW"));

@@ -23,8 +23,10 @@ export async function latchkey(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ stdout: string; stderr: string }> {
+  // Suites give each command a fresh SQLite path, which the CLI creates only when told to; the refusal
+  // itself is tested with LATCHKEY_DATABASE_CREATE set to "" (test/process/first-start.test.ts).
   return run(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, LATCHKEY_DATABASE_CREATE: "on", ...env },
     timeout: scaledMs(20_000),
   });
 }
@@ -80,7 +82,16 @@ async function launchServer(
   killLater: (kill: () => void) => void,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args ? [CLI, ...args] : [MAIN], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LATCHKEY_LOG_LEVEL: "warn", ...env },
+    // Suites read the first credentials from standard error (LATCHKEY_BOOTSTRAP=print); the default,
+    // a 0600 file, is tested on its own (test/process/first-start.test.ts).
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LATCHKEY_LOG_LEVEL: "warn",
+      LATCHKEY_BOOTSTRAP: "print",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

@@ -187,10 +187,12 @@ test("each organization sees only its own entries; service tokens are not in any
   expect((await readTrail(testApp, other)).length).toBe(4);
 });
 
+const PRINT = { bootstrap: "print", bootstrapFile: undefined, databaseUrl: "sqlite::memory:" } as const;
+
 test("the first start's organization, owner key and service token are recorded as bootstrap", async () => {
   const testApp = await buildTestApp();
   let printed = "";
-  expect(await bootstrapFirstOrganization(testApp.services, (text) => (printed += text))).toBe(true);
+  expect(await bootstrapFirstOrganization(testApp.services, PRINT, (text) => (printed += text))).toBe(true);
   const orgId = /organization: +(org_\w+)/.exec(printed)?.[1];
   if (!orgId) throw new Error(`no organization in ${printed}`);
   const orgTrail = await testApp.services.audit.list({ orgId, count: 10 });

@@ -109,10 +109,10 @@ describe("404 not_found", () => {
 
 describe("405 for a wrong method on a known path", () => {
   test.each([
-    ["PUT", "/v1/api-keys", "GET, POST"],
-    ["DELETE", "/v1/api-keys", "GET, POST"],
-    ["PATCH", `/v1/api-keys/${UNKNOWN_KEY_ID}`, "GET, POST, DELETE"],
-    ["PUT", `/v1/api-keys/${UNKNOWN_KEY_ID}`, "GET, POST, DELETE"],
+    ["PUT", "/v1/api-keys", "GET, HEAD, POST"],
+    ["DELETE", "/v1/api-keys", "GET, HEAD, POST"],
+    ["PATCH", `/v1/api-keys/${UNKNOWN_KEY_ID}`, "GET, HEAD, POST, DELETE"],
+    ["PUT", `/v1/api-keys/${UNKNOWN_KEY_ID}`, "GET, HEAD, POST, DELETE"],
   ] as const)("%s %s is 405 with Allow: %s, before authentication", async (method, url, allow) => {
     const { app } = await buildTestApp();
     const response = await app.inject({ method, url });

@@ -122,10 +122,10 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
 
   describe("405 for a wrong method on a known path", () => {
     test.each([
-      ["PUT", "", "GET, POST"],
-      ["DELETE", "", "GET, POST"],
-      ["PATCH", "/ID", "GET, POST, DELETE"],
-      ["PUT", "/ID", "GET, POST, DELETE"],
+      ["PUT", "", "GET, HEAD, POST"],
+      ["DELETE", "", "GET, HEAD, POST"],
+      ["PATCH", "/ID", "GET, HEAD, POST, DELETE"],
+      ["PUT", "/ID", "GET, HEAD, POST, DELETE"],
     ] as const)("%s is 405 with Allow: %s, before authentication", async (method, suffix, allow) => {
       const { app } = await buildTestApp();
       const url = `${path}${suffix.replace("ID", unknownId(family))}`;

@@ -388,7 +388,7 @@ describe("GET /v1/storage-destinations/aws-external-id", () => {
     expect(anonymous.statusCode).toBe(401);
     const put = await t.app.inject({ method: "POST", url, headers: t.owner.headers, payload: {} });
     expect(put.statusCode).toBe(405);
-    expect(put.headers.allow).toBe("GET");
+    expect(put.headers.allow).toBe("GET, HEAD");
   });
 });
 

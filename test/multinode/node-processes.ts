@@ -46,7 +46,15 @@ export async function startNode(env: Record<string, string>, startTimeoutMs = 20
   if (!existsSync(MAIN)) throw new Error("dist/ is missing: run `npm run build` first (`npm test` does).");
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...cleanEnvironment(), PORT: String(port), HOST: "127.0.0.1", LATCHKEY_LOG_LEVEL: "warn", ...env },
+    env: {
+      ...cleanEnvironment(),
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LATCHKEY_LOG_LEVEL: "warn",
+      // The first credentials of an empty database, on standard error, where the suites read them.
+      LATCHKEY_BOOTSTRAP: "print",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const killOnExit = () => child.kill("SIGKILL");

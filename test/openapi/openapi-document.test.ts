@@ -161,3 +161,20 @@ test("the document declares its servers, license and version", async () => {
   expect(info.version).toMatch(/^\d+\.\d+\.\d+/);
   expect(servers.map((server) => server.url)).toContain("/");
 });
+
+test("each resource family's bodies are examples of that family, not copies of another's", async () => {
+  const { document } = await servedDocument();
+  const exampleOf = (operationId: string) => {
+    const operation = operations(document).find(
+      ([, candidate]) => candidate.operationId === operationId,
+    )?.[1];
+    const body = operation?.requestBody?.content["application/json"];
+    return JSON.stringify(body?.example ?? body?.examples ?? document.components.schemas);
+  };
+  const proxy = exampleOf("createProxy");
+  const destination = exampleOf("createStorageDestination");
+  const ogConfig = exampleOf("createOgConfig");
+  expect(new Set([proxy, destination, ogConfig]).size).toBe(3);
+  expect(destination).toContain("bucket");
+  expect(ogConfig).toContain("template_id");
+});

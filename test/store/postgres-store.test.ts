@@ -47,7 +47,9 @@ describeWithServices(["postgres"], "PostgreSQL shared by several nodes", ({ post
     }
     const printed: string[] = [];
     const created = await Promise.all(
-      nodes.map((node) => bootstrapFirstOrganization(node, (text) => printed.push(text))),
+      nodes.map((node) =>
+        bootstrapFirstOrganization(node, { ...config, bootstrap: "print" }, (text) => printed.push(text)),
+      ),
     );
     expect(created.filter(Boolean)).toHaveLength(1);
     expect(printed).toHaveLength(1);

@@ -1,6 +1,11 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { AWS_EXTERNAL_ID_OPERATION, STORAGE_DESTINATIONS } from "../../domain/resource-families.js";
+import {
+  AWS_EXTERNAL_ID_OPERATION,
+  type ResourceFamily,
+  type ResourceFamilyName,
+  STORAGE_DESTINATIONS,
+} from "../../domain/resource-families.js";
 import {
   AwsExternalId,
   ListResourcesQuery,
@@ -20,34 +25,75 @@ import { errorResponses, named } from "../schemas.js";
 
 const security = [{ basicAuth: [] }];
 
-const recordExample = {
-  id: "prx_4vJ2mQ8sT1xZ7bN3cP5dR9",
-  name: "eu-west egress",
-  enabled: true,
-  settings: { url: "http://proxy.internal:3128", region: "eu-west-1" },
-  created_at: "2026-11-22T11:36:56.123Z",
-  updated_at: "2026-11-22T11:36:56.123Z",
+/** What each family's records look like in the API reference: a content of its own per family. */
+const EXAMPLES: Record<ResourceFamilyName, { id: string; content: { name: string; settings: object } }> = {
+  proxies: {
+    id: "prx_4vJ2mQ8sT1xZ7bN3cP5dR9",
+    content: { name: "eu-west egress", settings: { url: "http://proxy.internal:3128", region: "eu-west-1" } },
+  },
+  storage_destinations: {
+    id: "dst_7kQ3wN9xB2mR5tY8cL1vZ4",
+    content: {
+      name: "renders bucket",
+      settings: {
+        provider: "s3",
+        bucket: "acme-renders",
+        region: "eu-west-1",
+        role_arn: "arn:aws:iam::123456789012:role/latchkey-renders",
+      },
+    },
+  },
+  og_configs: {
+    id: "ogc_2pX8nC4vM6tQ1zL9bR3wK7",
+    content: { name: "blog cards", settings: { template_id: "t-blog-card", width: 1200, height: 630 } },
+  },
 };
 
-// The domain schemas, published under their names (the families share one shape). Shallow copies, so
-// that the MCP tool schemas and the services' validator keep the anonymous originals.
-const ContentBody = {
-  ...ResourceContent,
-  ...named("ResourceContent", "The full content of a record (create and update)."),
-  examples: [
-    { name: "eu-west egress", settings: { url: "http://proxy.internal:3128", region: "eu-west-1" } },
-  ],
-};
-const RecordBody = {
-  ...ResourceRecord,
-  ...named("ResourceRecord", "A proxy, storage destination or OG configuration."),
-  examples: [recordExample],
-};
-const PageBody = {
-  ...ResourcePage,
-  ...named("ResourcePage", "One page of records, newest first, disabled ones included."),
-  examples: [{ data: [recordExample], pagination: { next_page_start: null } }],
-};
+/**
+ * The domain schemas, published once per family under the family's names (`ProxyRecord`, ...) so that
+ * each carries its own examples. Shallow copies, so that the MCP tool schemas and the services'
+ * validator keep the anonymous originals. Built once per family: the validator knows a schema by its
+ * `$id`, and a second object under the same `$id` (a second app in one process) would be refused.
+ */
+function familySchemas(family: ResourceFamily) {
+  let schemas = SCHEMAS.get(family.name);
+  if (!schemas) {
+    schemas = buildFamilySchemas(family);
+    SCHEMAS.set(family.name, schemas);
+  }
+  return schemas;
+}
+
+const SCHEMAS = new Map<ResourceFamilyName, ReturnType<typeof buildFamilySchemas>>();
+
+function buildFamilySchemas(family: ResourceFamily) {
+  const { id, content } = EXAMPLES[family.name];
+  const prefix = family.singular
+    .split(" ")
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join("");
+  const record = {
+    id,
+    ...content,
+    enabled: true,
+    created_at: "2026-11-22T11:36:56.123Z",
+    updated_at: "2026-11-22T11:36:56.123Z",
+  };
+  return {
+    content: {
+      ...ResourceContent,
+      ...named(`${prefix}Content`, `The full content of a ${family.singular} (create and update).`),
+      examples: [content],
+    },
+    record: { ...ResourceRecord, ...named(`${prefix}Record`, `A ${family.singular}.`), examples: [record] },
+    page: {
+      ...ResourcePage,
+      ...named(`${prefix}Page`, `One page of ${family.plural}, newest first, disabled ones included.`),
+      examples: [{ data: [record], pagination: { next_page_start: null } }],
+    },
+  };
+}
+
 const ExternalIdBody = {
   ...AwsExternalId,
   ...named("AwsExternalId", "The organization's external id for the IAM role trust policy."),
@@ -70,6 +116,7 @@ function familyRoutes(app: FastifyInstance, service: ResourceService, idempotenc
   const tags = [plural.charAt(0).toUpperCase() + plural.slice(1)];
   const params = ResourceIdParams(family);
   const record = `${path}/:id`;
+  const { content: ContentBody, record: RecordBody, page: PageBody } = familySchemas(family);
 
   routes.post(
     path,

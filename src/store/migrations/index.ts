@@ -4,6 +4,7 @@ import { platform } from "./002-platform.js";
 import { resources } from "./003-resources.js";
 import { audit } from "./004-audit.js";
 import { idempotency } from "./005-idempotency.js";
+import { organizationNames } from "./006-organization-names.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "003-resources": resources,
   "004-audit": audit,
   "005-idempotency": idempotency,
+  "006-organization-names": organizationNames,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

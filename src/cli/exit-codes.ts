@@ -1,13 +1,13 @@
 import { KeyRotationError, LatchkeyError } from "@latchkey/client";
 
 /**
- * Exit statuses of `latchkey keys ...`, documented in the README so scripts can branch on them.
- * Kept few on purpose: each one calls for a different reaction.
+ * Exit statuses of every `latchkey` command, printed by `--help` and documented in docs/cli.md so
+ * scripts can branch on them. Kept few on purpose: each one calls for a different reaction.
  */
 export const EXIT = {
   /** Done. */
   ok: 0,
-  /** The request failed for another reason: not found, quota reached, server or network error. */
+  /** It failed at run time: not found, quota reached, database, server or network error. */
   failed: 1,
   /** The command was refused as given: bad flags, missing credentials, or input the server rejected (400). */
   usage: 2,
@@ -18,6 +18,17 @@ export const EXIT = {
   /** Still rate-limited after the retries (429), or a plan limit: try later, do not loop. */
   limited: 5,
 } as const;
+
+/** The table of EXIT, as `--help` prints it after every command's own help. */
+export const EXIT_STATUS_HELP = `
+Exit status (every command):
+  ${EXIT.ok}  done
+  ${EXIT.failed}  failed at run time: not found, quota reached, database, server or network error
+  ${EXIT.usage}  usage: unknown command, bad flags, missing credentials, or input the server rejected (400)
+  ${EXIT.denied}  credentials: not authenticated (401) or not permitted (403)
+  ${EXIT.rotationIncomplete}  keys rotate stopped after creating the new key; the old key is still enabled
+  ${EXIT.limited}  still rate-limited after the retries, or a plan limit (429)
+`;
 
 /** A command-line mistake found before any request was sent. */
 export class UsageError extends Error {
