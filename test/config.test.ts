@@ -3,7 +3,7 @@ import { expect, test } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { ownerApp } from "./helpers/build-test-app.js";
 
-test("defaults match DESIGN.md: 127.0.0.1:8080, SQLite in ./data, 60 s window, bootstrap on", () => {
+test("defaults match docs/configuration.md: 127.0.0.1:8080, SQLite in ./data, 60 s window, bootstrap on", () => {
   expect(loadConfig({})).toMatchObject({
     port: 8080,
     host: "127.0.0.1",

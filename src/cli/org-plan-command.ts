@@ -41,7 +41,7 @@ interface PlanOptions {
   json?: boolean;
 }
 
-/** The plan as `org plan --json` prints it (DESIGN.md section 10). */
+/** The plan as `org plan --json` prints it (docs/plans-and-usage.md). */
 function planJson(plan: Plan) {
   return {
     image_credits: plan.imageCredits,

@@ -2,7 +2,7 @@ import { LatchkeyError } from "./errors.js";
 import { type Grant, grantAllows, type Permission } from "./permissions.js";
 
 /**
- * Authority rules (DESIGN.md section 5). A caller has authority over a permission when it holds it or is
+ * Authority rules (docs/authority.md). A caller has authority over a permission when it holds it or is
  * an all-future key; only an all-future caller may grant all-future access or touch a key that has it.
  * Each check throws `insufficient_authority` naming exactly what the caller lacks.
  */

@@ -16,7 +16,7 @@ export interface Plan {
   storageDestinations: boolean;
 }
 
-/** Resource families a plan can switch off (DESIGN.md section 11). */
+/** Resource families a plan can switch off (docs/resource-families.md). */
 export type PlanFeature = "proxies" | "storageDestinations";
 
 /** The plan feature an operation's permission belongs to, if that family is one a plan can exclude. */
@@ -35,7 +35,7 @@ export function planRestrictedMessage(feature: PlanFeature): string {
   return `This organization's plan does not include ${FEATURE_NAMES[feature]}. Contact support to change the plan.`;
 }
 
-/** The plan-limit 429 message (DESIGN.md section 10): what is used, when it resets, that waiting won't help. */
+/** The plan-limit 429 message (docs/plans-and-usage.md): what is used, when it resets, that waiting won't help. */
 export function planLimitMessage(used: number, allowed: number, requested: number, resetsAt: number): string {
   return (
     `Plan limit exceeded: ${used} of ${allowed} image credits of this billing period are used, ` +

@@ -3,7 +3,7 @@ import type { PlanFeature } from "./plan.js";
 import type { RateLimitGroup } from "./rate-limit-groups.js";
 
 /**
- * The management resource families other than API keys (DESIGN.md section 11). The spec shows only
+ * The management resource families other than API keys (docs/resource-families.md). The spec shows only
  * their limits, so latchkey keeps them as generic named records with a settings object; everything that
  * differs between them is in this table, and every route, tool, store query and test is written once
  * against it.
@@ -24,7 +24,7 @@ export interface ResourceOperationPolicy {
   group: RateLimitGroup;
 }
 
-/** The MCP tool names of one family (DESIGN.md section 11). */
+/** The MCP tool names of one family (docs/resource-families.md). */
 export interface ResourceToolNames {
   list: string;
   get: string;

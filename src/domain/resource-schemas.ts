@@ -102,7 +102,7 @@ export const AwsExternalId = Type.Object({
 export type AwsExternalId = Static<typeof AwsExternalId>;
 
 /**
- * The MCP tools' input schemas of one family (DESIGN.md section 11): `list(count?, page_start?)`,
+ * The MCP tools' input schemas of one family (docs/resource-families.md): `list(count?, page_start?)`,
  * `get(id)`, `create(content)`, `update(id, content)`, `delete(id)`.
  */
 export function resourceToolInputSchemas(family: ResourceFamily) {

@@ -6,7 +6,7 @@ export type Protocol = "rest" | "mcp";
 
 export const WWW_AUTHENTICATE = 'Basic realm="latchkey", charset="UTF-8"';
 
-/** `RateLimit-Policy` and `RateLimit` (DESIGN.md section 6), with `t=` seconds until a slot frees. */
+/** `RateLimit-Policy` and `RateLimit` (docs/rate-limits.md), with `t=` seconds until a slot frees. */
 export function rateLimitHeaders(decision: ManagementDecision): Record<string, string> {
   const remaining = decision.type === "allow" ? decision.remaining : 0;
   const reset = decision.type === "allow" ? decision.resetSeconds : decision.retryAfterSeconds;

@@ -48,7 +48,7 @@ function toLatchkeyError(error: FastifyError, request: FastifyRequest): Latchkey
   return new LatchkeyError("internal", "Internal server error.");
 }
 
-/** The documented error body (DESIGN.md section 4); authorize embeds it in its decisions too. */
+/** The documented error body (docs/troubleshooting.md); authorize embeds it in its decisions too. */
 export function errorBody(error: LatchkeyError): ErrorBody {
   const statusCode = ERROR_STATUS[error.code];
   return {

@@ -3,7 +3,7 @@ import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
 import { ErrorBody, named } from "./schemas.js";
 
-/** The wire shapes of the platform side (DESIGN.md section 10), defined once like schemas.ts. */
+/** The wire shapes of the platform side (docs/platform.md), defined once like schemas.ts. */
 
 export const AuthorizeBody = Type.Object(
   {

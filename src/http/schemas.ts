@@ -156,7 +156,7 @@ export const KeyList = Type.Object(
 /** The empty answer of a disable: documented as 204 so that generated clients expect no body. */
 export const NoContent = Type.Null({ description: "The key is disabled (or already was). No body." });
 
-/** The one error body (DESIGN.md section 4); `validation_errors` only on input errors. */
+/** The one error body (docs/troubleshooting.md); `validation_errors` only on input errors. */
 export const ErrorBody = Type.Object(
   {
     statusCode: Type.Integer(),

@@ -30,7 +30,7 @@ const { version } = JSON.parse(readFileSync(new URL("../../package.json", import
 };
 
 /**
- * `POST /mcp`: the MCP endpoint, stateless Streamable HTTP (DESIGN.md section 11). Host and Origin are
+ * `POST /mcp`: the MCP endpoint, stateless Streamable HTTP (docs/mcp.md). Host and Origin are
  * checked, then the Basic credentials, both before the body is read; only then do a new MCP server and
  * transport handle the message, for this request alone.
  */

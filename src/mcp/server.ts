@@ -28,7 +28,7 @@ export interface McpContext {
 const jsonSchemaValidator = new AjvJsonSchemaValidator(ajvFor("json"));
 
 /**
- * One tool call, in REST's order of checks (DESIGN.md section 4): permission -> plan feature -> rate
+ * One tool call, in REST's order of checks (docs/authority.md): permission -> plan feature -> rate
  * limit (a slot taken when admitted, in the same `consume` as REST) -> arguments -> the operation. A
  * refusal at any step is a tool error and nothing after it runs.
  */

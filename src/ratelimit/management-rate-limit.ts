@@ -41,7 +41,7 @@ export interface ManagementRateLimitOptions {
   /** Reads an organization's overrides; called at most once per `overridesTtlMs` per organization. */
   loadLimits: (orgId: string) => Promise<OrganizationLimits>;
   windowSeconds: number;
-  /** How stale an override may be; DESIGN.md promises every node sees a change within 2 seconds. */
+  /** How stale an override may be; docs/rate-limits.md promises every node sees a change within 2 seconds. */
   overridesTtlMs?: number;
   /** Namespace of limiter buckets, so two deployments can share one Redis. */
   namespace?: string;

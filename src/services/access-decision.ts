@@ -38,7 +38,7 @@ interface DecisionParts {
 export type AccessDecision = DecisionParts &
   ({ allowed: true; caller: ApiKeyRecord; error: null } | { allowed: false; error: LatchkeyError });
 
-/** The one access decision (DESIGN.md sections 4 and 10). Nothing else checks credentials or limits. */
+/** The one access decision (docs/authority.md and docs/platform.md). Nothing else checks credentials or limits. */
 export interface AccessControl {
   /** Every check, credentials first. */
   decide(request: AccessRequest): Promise<AccessDecision>;

@@ -147,7 +147,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
     },
 
     async update(caller, id, input) {
-      // Validation comes before the lookup (DESIGN.md order of checks): a bad body is 400 even for an
+      // Validation comes before the lookup (the order of checks, docs/authority.md): a bad body is 400 even for an
       // unknown id.
       const requested = parseKeyConfiguration(input);
       return change(caller, id, "api_key.update", (current) => {

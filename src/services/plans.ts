@@ -12,7 +12,7 @@ export interface PlanDefaults {
   imageCredits: number;
 }
 
-/** Fills the stored plan's unset members with the defaults (DESIGN.md section 10). */
+/** Fills the stored plan's unset members with the defaults (docs/plans-and-usage.md). */
 export function resolvePlan(stored: StoredPlan, defaults: PlanDefaults): Plan {
   return {
     imageCredits: stored.imageCredits ?? defaults.imageCredits,

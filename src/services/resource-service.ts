@@ -42,7 +42,7 @@ const AUDIT_NAMES = {
 /**
  * The use cases of one resource family, shared by REST and MCP. The adapter has already passed the
  * caller through the one access decision (credentials, permission, plan feature, rate limit) with the
- * family's `operations`; what remains is validation -> lookup -> quota -> effect (DESIGN.md section 4).
+ * family's `operations`; what remains is validation -> lookup -> quota -> effect (docs/authority.md).
  * Every input is validated here against the family's schemas, whichever adapter sent it; results are
  * the wire records (`ResourceRecord`), identical on both protocols.
  */
@@ -171,7 +171,7 @@ export function createResourceService(
     },
 
     async update(caller, id, content) {
-      // Validation before lookup (DESIGN.md order of checks): a bad body is 400 even for an unknown id.
+      // Validation before lookup (the order of checks, docs/authority.md): a bad body is 400 even for an unknown id.
       checkId(id);
       const resolved = resolveResourceContent(validateInput(ResourceContent, content));
       const replaced = await store.replaceResource(

@@ -5,7 +5,7 @@ import type { PlanService } from "./plans.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** How much history `GET /v1/usage` shows (DESIGN.md section 10). */
+/** How much history `GET /v1/usage` shows (docs/plans-and-usage.md). */
 const HOURS_SHOWN = 72;
 const DAYS_SHOWN = 60;
 const MONTHS_SHOWN = 12;

@@ -11,7 +11,7 @@ import {
 import { isResourceId, newResourceId } from "../../src/domain/resource-ids.js";
 import { LatchkeyError } from "../../src/domain/errors.js";
 
-test("the family table matches DESIGN.md section 11", () => {
+test("the family table matches docs/resource-families.md", () => {
   expect(
     RESOURCE_FAMILIES.map((family) => [
       family.path,

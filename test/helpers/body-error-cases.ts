@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import { ownerApp, type TestKey } from "./build-test-app.js";
 
-/** The documented error body (DESIGN.md section 4): status, phrase, code and a message. */
+/** The documented error body (docs/troubleshooting.md): status, phrase, code and a message. */
 export function expectErrorBody(
   body: Record<string, unknown>,
   statusCode: number,

@@ -3,7 +3,7 @@ import type { Permission } from "../../src/domain/permissions.js";
 import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { keyWith, seedKey, withoutLastUse } from "../helpers/http-keys.js";
 
-/** DESIGN.md section 5: nobody can grant, change or disable what it does not hold itself. */
+/** docs/authority.md: nobody can grant, change or disable what it does not hold itself. */
 
 const MANAGER: Permission[] = ["api_keys:read", "api_keys:create_update", "api_keys:delete", "images:create"];
 

@@ -3,7 +3,7 @@ import { ownerApp, buildTestApp } from "../helpers/build-test-app.js";
 import { bodyShapeCases, expectErrorBody } from "../helpers/body-error-cases.js";
 import { rateLimitOf, seedDisable, seedKeys, UNKNOWN_KEY_ID } from "../helpers/http-keys.js";
 
-/** DESIGN.md section 4: every row of the error table, in the documented body shape. */
+/** docs/troubleshooting.md: every row of the error table, in the documented body shape. */
 
 describe("the body's shape (400, 413, 415)", () => {
   bodyShapeCases({

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { PERMISSION_CATALOGUE } from "../../src/domain/permissions.js";
 import { fakeClock, type TestApp, type TestKey, ownerApp } from "../helpers/build-test-app.js";
 
-/** The request fields of create and update (spec "Request fields", DESIGN.md section 3). */
+/** The request fields of create and update (spec "Request fields", docs/keys.md). */
 
 function create(testApp: TestApp, owner: TestKey, payload: unknown) {
   return testApp.app.inject({

@@ -4,7 +4,7 @@ import { basicAuth, buildTestApp, fakeClock } from "../helpers/build-test-app.js
 import { repeat } from "../helpers/http-keys.js";
 import { oneCharacterOff } from "../helpers/near-secret.js";
 
-/** DESIGN.md section 2: a secret appears in no log line, whatever happens to the request carrying it. */
+/** docs/keys.md: a secret appears in no log line, whatever happens to the request carrying it. */
 
 test("a whole session of requests logs no secret and no Authorization value", async () => {
   const testApp = await buildTestApp({ clock: fakeClock(), env: { LATCHKEY_LOG_LEVEL: "trace" } });

@@ -3,7 +3,7 @@ import { buildTestApp } from "../helpers/build-test-app.js";
 import { keyWith, repeat, seedKey, seedKeys, UNKNOWN_KEY_ID } from "../helpers/http-keys.js";
 
 /**
- * DESIGN.md section 4: route -> 401 -> 403 missing_permission -> 429 -> 400 -> 404 -> 403 authority ->
+ * docs/authority.md: route -> 401 -> 403 missing_permission -> 429 -> 400 -> 404 -> 403 authority ->
  * 409 -> effect. Each test breaks two neighbouring checks at once and expects the earlier one to answer.
  */
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { buildTestApp, fakeClock, type TestKey, ownerApp } from "../helpers/build-test-app.js";
 import { keyWith, listAll, rateLimitOf, repeat } from "../helpers/http-keys.js";
 
-/** Management rate limits (spec "Management request limits", DESIGN.md section 6), exact with a fake clock. */
+/** Management rate limits (spec "Management request limits", docs/rate-limits.md), exact with a fake clock. */
 
 const READ = { method: "GET", url: "/v1/api-keys" } as const;
 const createRequest = (owner: TestKey) =>

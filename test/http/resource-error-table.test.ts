@@ -5,7 +5,7 @@ import { bodyShapeCases, expectErrorBody } from "../helpers/body-error-cases.js"
 import { rateLimitOf } from "../helpers/http-keys.js";
 import { recordsOf, seedResource, unknownId } from "../helpers/resource-routes.js";
 
-/** DESIGN.md section 4, every row that a family route can answer, for each of the three families. */
+/** docs/troubleshooting.md, every row that a family route can answer, for each of the three families. */
 
 /** Seeds `count` records straight through the service: no request, no rate-limit slot. */
 async function seedMany(

@@ -11,7 +11,7 @@ import { fakeClock, ownerApp, type TestApp, type TestKey } from "../helpers/buil
 import { keyWith, rateLimitOf, repeat } from "../helpers/http-keys.js";
 import { RESOURCE_ROUTES, recordsOf, resourceRequest, seedResource } from "../helpers/resource-routes.js";
 
-/** What a user of the three families notices (DESIGN.md section 11), for each family. */
+/** What a user of the three families notices (docs/resource-families.md), for each family. */
 
 /** A settings object whose JSON text is exactly `bytes` bytes long. */
 function settingsOfSize(bytes: number, filler = "x"): Record<string, unknown> {
@@ -411,7 +411,7 @@ test("the OpenAPI document describes every family route with the one record sche
   );
 });
 
-describe.each(RESOURCE_FAMILIES)("order of checks on $name (DESIGN.md section 4)", (family) => {
+describe.each(RESOURCE_FAMILIES)("order of checks on $name (docs/authority.md)", (family) => {
   const bad = { name: "", colour: "red" };
   const unknown = `${family.idPrefix}${"0".repeat(22)}`;
 

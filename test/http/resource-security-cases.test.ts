@@ -12,7 +12,7 @@ import {
 } from "../helpers/resource-routes.js";
 import { UNAUTHENTICATED } from "../helpers/unauthenticated-cases.js";
 
-/** The shared security cases (STYLE.md, the unkey habit), run against every route of every family. */
+/** The shared security cases (no auth, bad auth, disabled key, wrong organization, missing permission), run against every route of every family. */
 
 interface Setup {
   testApp: TestApp;

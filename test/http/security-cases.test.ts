@@ -5,7 +5,7 @@ import { listAll, rateLimitOf, seedKey, withoutLastUse } from "../helpers/http-k
 import { KEY_ROUTES, routeRequest } from "../helpers/key-routes.js";
 import { UNAUTHENTICATED } from "../helpers/unauthenticated-cases.js";
 
-/** The shared security cases, run against every key route (the unkey habit in STYLE.md). */
+/** The shared security cases, run against every key route (no auth, bad auth, disabled key, wrong organization, missing permission). */
 
 interface Setup {
   testApp: TestApp;

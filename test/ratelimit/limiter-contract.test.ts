@@ -21,7 +21,7 @@ interface Subject {
 /** A bucket no other test (or earlier run) has used. */
 const bucket = () => `lk-test:${randomUUID()}`;
 
-/** What every RateLimiter backend promises (DESIGN.md section 6), run against memory and Redis. */
+/** What every RateLimiter backend promises (docs/rate-limits.md), run against memory and Redis. */
 function limiterContract(open: () => Promise<Subject>): void {
   test("admits exactly the quota, counting the remaining slots down, then denies", async () => {
     const { limiter } = await open();

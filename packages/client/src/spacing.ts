@@ -20,7 +20,7 @@ function defaultPolicy(group: string): GroupPolicy {
   return { quota: group.endsWith(":read") ? 100 : 20, windowSeconds: 60 };
 }
 
-/** Reads `"<group>";q=<n>;w=<n>` (DESIGN.md section 6); undefined when it is not in that form. */
+/** Reads `"<group>";q=<n>;w=<n>` (docs/rate-limits.md); undefined when it is not in that form. */
 export function parseRateLimitPolicy(header: string | null): ({ group: string } & GroupPolicy) | undefined {
   const match = header === null ? null : /^\s*"([^"]+)"\s*;(.*)$/.exec(header);
   if (!match?.[1] || match[2] === undefined) return undefined;

@@ -60,7 +60,7 @@ export interface RequestSpec {
   idempotencyKey?: string;
 }
 
-/** The header a platform service sends its service token in (DESIGN.md section 10). */
+/** The header a platform service sends its service token in (docs/platform.md). */
 export const SERVICE_TOKEN_HEADER = "x-latchkey-service-token";
 
 function basicAuthorization({ apiId, apiKey }: Credentials): string {
@@ -128,7 +128,13 @@ export class Transport {
         if (spec.idempotencyKey === undefined || attempt >= maxRetries) throw error;
         const delayMs = retryDelayMs(1, retryJitterMs, random);
         onRetry?.({ attempt: attempt + 1, delayMs, error: error as LatchkeyError });
-        onWait({ reason: "backoff", ms: delayMs, attempt: attempt + 1, error: error as LatchkeyError, ...request });
+        onWait({
+          reason: "backoff",
+          ms: delayMs,
+          attempt: attempt + 1,
+          error: error as LatchkeyError,
+          ...request,
+        });
         await sleep(delayMs);
         continue;
       }

@@ -100,7 +100,7 @@ export interface ListKeysOptions {
   pageStart?: string;
 }
 
-/** The body of every error the server sends (DESIGN.md section 4). */
+/** The body of every error the server sends (docs/troubleshooting.md). */
 export interface ErrorBody {
   /** HTTP status, repeated. */
   statusCode: number;
@@ -115,7 +115,7 @@ export interface ErrorBody {
 }
 
 /**
- * The body of `POST /v1/authorize` (DESIGN.md section 10): may the caller who sent `authorization` do
+ * The body of `POST /v1/authorize` (docs/platform.md): may the caller who sent `authorization` do
  * this? Mirrors `AuthorizeBody` in `src/http/platform-schemas.ts`.
  */
 export interface AuthorizeRequest {

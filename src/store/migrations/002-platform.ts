@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from "kysely";
 
-/** The platform side (DESIGN.md section 10): service tokens, plans, credit periods, hourly usage. */
+/** The platform side (docs/platform.md): service tokens, plans, credit periods, hourly usage. */
 export const platform: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema

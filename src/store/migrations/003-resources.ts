@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from "kysely";
 
-/** The resource families (DESIGN.md section 11): records, per-family counts, tombstones, external ids. */
+/** The resource families (docs/resource-families.md): records, per-family counts, tombstones, external ids. */
 export const resources: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
