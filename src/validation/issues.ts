@@ -163,7 +163,7 @@ export function describeIssues(errors: readonly ErrorObject[], part?: string): I
   return issues;
 }
 
-/** "count", "the id in the path", or a body path ("/scopes/0"): how a summary names an issue's value. */
+/** "count", "the id in the path", or a body path ("/permissions/0"): how a summary names an issue's value. */
 function subject(path: string): string {
   const query = /^\/query\/([^/]+)$/.exec(path);
   if (query) return query[1] as string;
