@@ -42,7 +42,7 @@ rmSync(dir, { recursive: true, force: true });
 
 console.log(`\n${lines.length} of ${runs} runs, ${Math.round((Date.now() - started) / 1000)} s in all`);
 console.log(
-  "run  reads admitted (of 150, quota 100)  writes admitted (of 30, quota 20)  other statuses  slowest ms",
+  `run  ${"reads admitted/asked (quota 100)".padStart(40)}  ${"writes admitted/asked (quota 20)".padStart(42)}  ${"other statuses".padStart(14)}  slowest ms`,
 );
 for (const r of lines) {
   const others = [r.readStatuses, r.writeStatuses]
