@@ -25,6 +25,7 @@ const INT8_OID = 20;
 function openSqlite(path: string): {
   db: Kysely<Database>;
   freshness: Freshness;
+  connection: SQLite.Database;
 } {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
@@ -36,7 +37,7 @@ function openSqlite(path: string): {
   const freshness = createSqliteFreshness(database);
   const cached = withStatementCache(database, 256, freshness.noteWrite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
-  return { db, freshness };
+  return { db, freshness, connection: database };
 }
 
 function openPostgres(url: string): { db: Kysely<Database>; pool: pg.Pool } {
@@ -97,8 +98,8 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
     throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
   }
   const postgres = isPostgres ? openPostgres(databaseUrl) : undefined;
-  const { db, freshness } = postgres
-    ? { db: postgres.db, freshness: undefined }
+  const { db, freshness, connection } = postgres
+    ? { db: postgres.db, freshness: undefined, connection: undefined }
     : openSqlite(databaseUrl.slice("sqlite:".length));
   try {
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
@@ -108,7 +109,7 @@ export async function openStores(databaseUrl: string): Promise<Stores> {
   }
   const stores = {
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres }),
-    plans: createKyselyPlanStore(db, { postgres: isPostgres }),
+    plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),
