@@ -24,11 +24,11 @@ const REMOVALS = {
   },
   "request-id-header": {
     what: "no X-Request-Id header",
-    edits: [["http/front-routes.js", '"x-request-id": requestId(),', ""]],
+    edits: [["app.js", 'reply.header("X-Request-Id", request.id);', ""]],
   },
   "no-store-header": {
     what: "no Cache-Control: no-store header",
-    edits: [["http/front-routes.js", '"cache-control": NO_STORE,', ""]],
+    edits: [["http/no-store.js", 'reply.header("Cache-Control", NO_STORE);', ""]],
   },
   "secret-check": {
     what: "the secret's SHA-256 not computed or compared: any secret accepted",
@@ -43,11 +43,7 @@ const REMOVALS = {
   "rate-limit-headers": {
     what: "no RateLimit and RateLimit-Policy headers",
     edits: [
-      [
-        "http/fast-key-read.js",
-        "exchange.ok(body, rateLimitHeaders(decision.rateLimit));",
-        "exchange.ok(body);",
-      ],
+      ["http/management-guard.js", "reply.headers(rateLimitHeaders(request.rateLimitDecision));", "{}"],
     ],
   },
 };

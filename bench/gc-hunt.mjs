@@ -12,7 +12,7 @@ import { median } from "./lib/stats.mjs";
 
 /** A process at this multiple of the median CPU per request or more counts as slow. */
 const SLOW_FACTOR = 1.3;
-const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 120_000;
 
 const { values } = parseArgs({
   options: {
@@ -34,7 +34,7 @@ function start() {
   let output = "";
   let ready;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("server not ready within 30 s")), START_TIMEOUT_MS);
+    const timer = setTimeout(() => reject(new Error("server not ready within 120 s")), START_TIMEOUT_MS);
     child.stdout.on("data", (chunk) => {
       output += chunk;
       if (ready) return;

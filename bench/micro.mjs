@@ -17,7 +17,6 @@ const BATCH_MS = 1000;
 const load = distModules();
 const { createOrganizationWithOwner } = await load("services/organizations.js");
 const { authenticate } = await load("services/authenticate.js");
-const { createProvedSecrets } = await load("services/proved-secrets.js");
 const { toKeyResponse } = await load("http/key-response.js");
 const { KeyRecord } = await load("http/schemas.js");
 const { rowToRecord } = await load("store/key-rows.js");
@@ -54,10 +53,6 @@ const selectByApiId = (db) =>
   db.selectFrom("api_keys").selectAll().where("api_id", "=", owner.apiId).executeTakeFirst();
 const serialize = fastJson(KeyRecord);
 const record = toKeyResponse(owner);
-// authenticate's secret check: without a connection (every secret hashed, as for authorize's
-// customers), and on a connection that proved the secret (a keep-alive client's next requests).
-const everyTime = { hasher, proved: createProvedSecrets(), connection: undefined };
-const proved = { hasher, proved: createProvedSecrets(), connection: {} };
 
 const cases = {
   "store.findKeyByApiId (the build in dist/)": () => store.findKeyByApiId(owner.apiId),
@@ -70,9 +65,7 @@ const cases = {
   "better-sqlite3 prepared .get + rowToRecord": () => rowToRecord(byApiId.get(owner.apiId)),
   "better-sqlite3 prepared .get by id + org": () => byId.get(owner.id, owner.orgId),
   "hasher.matches (SHA-256 + timingSafeEqual)": () => hasher.matches(secret, owner.secretHash),
-  "authenticate (parse + store read + hash)": () => authenticate(header, store, everyTime),
-  "authenticate on a connection that proved the secret (parse + store read)": () =>
-    authenticate(header, store, proved),
+  "authenticate (parse + store read + hash)": () => authenticate(header, store, hasher),
   "rateLimit.consume (overrides cached)": () => rateLimit.consume(owner.orgId, "api-key:read"),
   toKeyResponse: () => toKeyResponse(owner),
   "fast-json-stringify KeyRecord": () => serialize(record),

@@ -144,7 +144,8 @@ function render(results) {
     `${target.level}${target.build === "dist" ? "" : ` ${basename(dirname(target.build))}`}`,
     `${ratio(target.ratio)} (${target.perRound.map(ratio).join(", ")})`,
     `>= ${target.goal}`,
-    target.ratio >= target.goal ? "met" : "NOT met",
+    // A round where latchkey outran bare Fastify measured the machine's load, not latchkey.
+    target.perRound.some((value) => value > 1) ? "noise" : target.ratio >= target.goal ? "met" : "NOT met",
     target.requestsPerSecond.map(rps).join(", "),
     target.serverCpuUsPerRequest === null ? "n/a" : target.serverCpuUsPerRequest.toFixed(0),
   ]);

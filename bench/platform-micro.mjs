@@ -34,14 +34,8 @@ const consumption = {
   hourStart: 0,
 };
 
-// A platform service's keep-alive connection: its token is proved on the first request.
-const provedConnection = {};
-await services.serviceTokens.verify(token, provedConnection);
-
 const cases = {
   "serviceTokens.verify (SQLite read by hash, SHA-256)": () => services.serviceTokens.verify(token),
-  "serviceTokens.verify on a connection that proved it (read by hash, no SHA-256)": () =>
-    services.serviceTokens.verify(token, provedConnection),
   "access.decide, images:create, no credits (authenticate + permission)": () =>
     services.access.decide({ authorization, permission: "images:create" }),
   "plans.get (SQLite read of the organization's plan)": () => services.plans.get(organization.id),

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
-const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 10_000;
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ; 100 on every Linux this runs on
 
@@ -20,7 +20,7 @@ export async function startServer(script, { nodeArgs = [], env = {} } = {}) {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const lines = createInterface({ input: child.stdout });
   const ready = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} not ready within 30 s`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => reject(new Error(`${script} not ready within 120 s`)), START_TIMEOUT_MS);
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
     lines.on("line", (line) => {
       if (!line.startsWith("{")) return process.stderr.write(`${line}\n`);

@@ -68,6 +68,8 @@ export async function consumeCreditsPostgres(
 
 /**
  * SQLite (no data-modifying CTEs): the same two statements in one transaction of its single writer.
+ * The server's stores consume through sqlite-credits.ts instead (prepared once, synchronous) and come
+ * here only while another Kysely transaction is open on the connection.
  */
 export async function consumeCreditsSqlite(
   db: Kysely<Database>,

@@ -1,8 +1,11 @@
+import type { Database as SqliteConnection } from "better-sqlite3";
 import type { Kysely } from "kysely";
 import { consumeCreditsPostgres, consumeCreditsSqlite } from "./consume-credits.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import type { CreditConsumption, CreditResult, PlanChanges, PlanStore, StoredPlan } from "./plan-store.js";
 import type { Database, OrganizationsTable } from "./schema.js";
+import { batchedCredits } from "./credit-batches.js";
+import { createSqliteCreditConsumer } from "./sqlite-credits.js";
 
 function flag(value: number | null): boolean | null {
   return value === null ? null : Number(value) === 1;
@@ -56,14 +59,20 @@ async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Prom
 /**
  * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL, except that on PostgreSQL
  * (`postgres: true`) a plan change locks the organization row (`FOR UPDATE`; SQLite has one writer) and
- * a consumption is one statement (consume-credits.ts).
+ * a consumption is one statement. Given the better-sqlite3 connection under `db` (`sqlite`), credits are
+ * consumed on it directly, synchronously, those of the requests let go together in one event-loop turn
+ * in one transaction (sqlite-credits.ts, credit-batches.ts).
  */
 export function createKyselyPlanStore(
   db: Kysely<Database>,
-  { postgres = false }: { postgres?: boolean } = {},
+  { postgres = false, sqlite }: { postgres?: boolean; sqlite?: SqliteConnection | undefined } = {},
 ): PlanStore {
-  const consumeCredits = (c: CreditConsumption): Promise<CreditResult> =>
-    postgres ? consumeCreditsPostgres(db, c) : consumeCreditsSqlite(db, c);
+  const consumeSoon = sqlite ? batchedCredits(createSqliteCreditConsumer(sqlite)) : undefined;
+
+  async function consumeCredits(c: CreditConsumption): Promise<CreditResult> {
+    if (postgres) return consumeCreditsPostgres(db, c);
+    return (await consumeSoon?.(c)) ?? consumeCreditsSqlite(db, c);
+  }
 
   return {
     getPlan: (orgId) => readPlan(db, orgId),

@@ -63,6 +63,7 @@ function keepPrivate(path: string): void {
 function openSqlite(path: string): {
   db: Kysely<Database>;
   freshness: Freshness;
+  connection: SQLite.Database;
 } {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIRECTORY });
   const database = privately(() => {
@@ -80,7 +81,7 @@ function openSqlite(path: string): {
   const db = new Kysely<Database>({
     dialect: withDatabaseFaults(new SqliteDialect({ database: cached })),
   });
-  return { db, freshness };
+  return { db, freshness, connection: database };
 }
 
 /**
@@ -159,8 +160,8 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
   }
   const postgres = isPostgres ? openPostgres(databaseUrl, log) : undefined;
-  const { db, freshness } = postgres
-    ? { db: postgres.db, freshness: undefined }
+  const { db, freshness, connection } = postgres
+    ? { db: postgres.db, freshness: undefined, connection: undefined }
     : openSqlite(databaseUrl.slice("sqlite:".length));
   try {
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
@@ -170,7 +171,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
   }
   const stores = {
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres }),
-    plans: createKyselyPlanStore(db, { postgres: isPostgres }),
+    plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),

@@ -99,7 +99,7 @@ test("a whole session of requests logs no secret and no Authorization value", as
   // The logs were captured (the failure and the requests are there), and hold no credential.
   const text = logs.join("\n");
   expect(text).toContain("disk I/O error");
-  expect(logs.filter((line) => line.includes('"url":"/v1/api-keys"')).length).toBeGreaterThan(10);
+  expect(logs.filter((line) => line.includes('"route":"/v1/api-keys"')).length).toBeGreaterThan(10);
   for (const secret of secrets) expect(text).not.toContain(secret);
   for (const authorization of authorizations) {
     expect(text).not.toContain(authorization);
