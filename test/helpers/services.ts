@@ -50,7 +50,9 @@ function findService(name: ServiceName): { value: string } | { missing: string }
     }
     case "postgresServer": {
       const dir = postgresBinDir();
-      return dir ? { value: dir } : { missing: "no initdb in /usr/lib/postgresql/*/bin (apt-get install postgresql)" };
+      return dir
+        ? { value: dir }
+        : { missing: "no initdb in /usr/lib/postgresql/*/bin (apt-get install postgresql)" };
     }
     case "redisServer":
     case "caddy":

@@ -124,7 +124,7 @@ function expectOnly200Or503(answers: Answer[]): void {
 
 describeWithServices(["postgresServer"], "two nodes while PostgreSQL goes away", () => {
   let database: OwnPostgres;
-  let nodes: NodeProcess[] = [];
+  const nodes: NodeProcess[] = [];
   let owner: { authorization: string };
   let ownerKeyId: string;
 
@@ -230,9 +230,9 @@ describeWithServices(["postgresServer"], "two nodes while PostgreSQL goes away",
     expectOnly200Or503(load.answers);
     expect(during.filter((a) => a.status === 503).length).toBeGreaterThan(0);
     expect(Math.max(...backWithin)).toBeLessThan(2000);
-    expect((await Promise.all(nodes.map((node) => fetch(`${node.baseUrl}/readyz`)))).map((r) => r.status)).toEqual([
-      200, 200,
-    ]);
+    expect(
+      (await Promise.all(nodes.map((node) => fetch(`${node.baseUrl}/readyz`)))).map((r) => r.status),
+    ).toEqual([200, 200]);
     // Every create answered 200 is there.
     const acknowledged = load.answers.flatMap((a) => (a.id ? [a.id] : []));
     expect(acknowledged.length).toBeGreaterThan(0);
