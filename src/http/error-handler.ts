@@ -62,9 +62,12 @@ function toLatchkeyError(error: FastifyError): LatchkeyError {
     return new LatchkeyError("invalid_request", `Invalid request: ${summary}.`, { validationErrors: issues });
   }
   if (code) return new LatchkeyError(code, error.message);
-  // Queries that do not pass through Kysely (SQLite's credit batches) fail with the driver's own error.
-  const database = asDatabaseError(error);
-  if (database instanceof LatchkeyError) return database;
+  // Queries that skip Kysely (SQLite's credit batches) fail with better-sqlite3's own error. Only those:
+  // a socket error here is the client's (an aborted body), not the database's.
+  if (error.code?.startsWith("SQLITE_")) {
+    const database = asDatabaseError(error);
+    if (database instanceof LatchkeyError) return database;
+  }
   return new LatchkeyError("internal", "Internal server error.");
 }
 
