@@ -22,8 +22,13 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LATCHKEY_")));
 }
 
-async function waitForHealth(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+async function waitForHealth(
+  baseUrl: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`node exited early (${child.exitCode}): ${output()}`);
     try {
@@ -36,8 +41,14 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, output: () =>
   throw new Error(`node did not become healthy: ${output()}`);
 }
 
-/** Starts one node on a free port with `env` and resolves once /healthz answers. */
-export async function startNode(env: Record<string, string>): Promise<NodeProcess> {
+/**
+ * Starts one node on a free port with `env` and resolves once /healthz answers, within `startTimeoutMs`
+ * (20 s by default; longer for suites that may run while the machine is busy).
+ */
+export async function startNode(
+  env: Record<string, string>,
+  { startTimeoutMs = 20_000 }: { startTimeoutMs?: number } = {},
+): Promise<NodeProcess> {
   if (!existsSync(MAIN)) throw new Error("dist/ is missing: run `npm run build` first (`npm test` does).");
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
@@ -68,7 +79,7 @@ export async function startNode(env: Record<string, string>): Promise<NodeProces
     },
   };
   try {
-    await waitForHealth(baseUrl, child, node.output);
+    await waitForHealth(baseUrl, child, node.output, startTimeoutMs);
   } catch (error) {
     child.kill("SIGKILL");
     throw error;
