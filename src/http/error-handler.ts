@@ -42,9 +42,12 @@ function toLatchkeyError(error: FastifyError, request: FastifyRequest): Latchkey
   // Fastify hands on Ajv's own errors (src/validation/ajv.ts), which carry what the translator needs.
   if (error.validation) return invalidRequest(error.validation as ErrorObject[], error.validationContext);
   if (code) return new LatchkeyError(code, error.message);
-  // Queries that do not pass through Kysely (SQLite's credit batches) fail with the driver's own error.
-  const database = asDatabaseError(error);
-  if (database instanceof LatchkeyError) return database;
+  // Queries that skip Kysely (SQLite's credit batches) fail with better-sqlite3's own error. Only those:
+  // a socket error here is the client's (an aborted body), not the database's.
+  if (error.code?.startsWith("SQLITE_")) {
+    const database = asDatabaseError(error);
+    if (database instanceof LatchkeyError) return database;
+  }
   return new LatchkeyError("internal", "Internal server error.");
 }
 

@@ -6,14 +6,23 @@ import {
   isDatabaseUnavailable,
 } from "./database-errors.js";
 
+const WRITES = new Set(["InsertQueryNode", "UpdateQueryNode", "DeleteQueryNode", "MergeQueryNode"]);
+
 /** A connection whose failures come out as the domain's `database_unavailable` when the database is away. */
 class TranslatingConnection implements DatabaseConnection {
+  /** Between BEGIN and COMMIT or ROLLBACK: a statement's fate is then the COMMIT's. */
+  inTransaction = false;
+
   constructor(readonly inner: DatabaseConnection) {}
 
   async executeQuery<R>(query: Parameters<DatabaseConnection["executeQuery"]>[0]): Promise<QueryResult<R>> {
     try {
       return await this.inner.executeQuery<R>(query);
     } catch (error) {
+      // A write committed on its own, whose connection broke once it was sent, may have been applied.
+      if (!this.inTransaction && WRITES.has(query.query.kind) && isConnectionLoss(error)) {
+        throw commitOutcomeUnknown();
+      }
       throw asDatabaseError(error);
     }
   }
@@ -57,11 +66,13 @@ class TranslatingDriver implements Driver {
   }
 
   // The dialects' transaction steps run queries on the connection they are given: the translating one.
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await this.inner.beginTransaction(connection, settings);
+    if (connection instanceof TranslatingConnection) connection.inTransaction = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof TranslatingConnection) connection.inTransaction = false;
     try {
       await this.inner.commitTransaction(connection);
     } catch (error) {
@@ -72,6 +83,7 @@ class TranslatingDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof TranslatingConnection) connection.inTransaction = false;
     try {
       await this.inner.rollbackTransaction(connection);
     } catch (error) {

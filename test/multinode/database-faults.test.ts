@@ -124,7 +124,7 @@ function expectOnly200Or503(answers: Answer[]): void {
 
 describeWithServices(["postgresServer"], "two nodes while PostgreSQL goes away", () => {
   let database: OwnPostgres;
-  let nodes: NodeProcess[] = [];
+  const nodes: NodeProcess[] = [];
   let owner: { authorization: string };
   let ownerKeyId: string;
 
@@ -152,8 +152,8 @@ describeWithServices(["postgresServer"], "two nodes while PostgreSQL goes away",
       LATCHKEY_SECRET_PEPPER: PEPPER,
     };
     // One after the other: on a busy machine two starting at once may miss the health deadline.
-    for (let i = 0; i < 2; i++) nodes.push(await startNode(env));
-  }, 60_000);
+    for (let i = 0; i < 2; i++) nodes.push(await startNode(env, 60_000));
+  }, 180_000);
 
   showNodeOutputOnFailure(() => nodes);
 
