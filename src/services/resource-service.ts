@@ -1,3 +1,4 @@
+import { assertStorableText } from "../domain/text-rules.js";
 import type { AuditAction } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { LatchkeyError } from "../domain/errors.js";
@@ -137,6 +138,7 @@ export function createResourceService(
     },
 
     async create(caller, content) {
+      assertStorableText(content);
       const resolved = resolveResourceContent(validateInput(ResourceContent, content));
       const now = clock.now();
       const record: StoredResource = {
@@ -161,6 +163,7 @@ export function createResourceService(
     async update(caller, id, content) {
       // Validation before lookup (DESIGN.md order of checks): a bad body is 400 even for an unknown id.
       checkId(id);
+      assertStorableText(content);
       const resolved = resolveResourceContent(validateInput(ResourceContent, content));
       const replaced = await store.replaceResource(
         key(caller, id),

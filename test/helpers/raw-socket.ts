@@ -84,7 +84,8 @@ export async function rawConnection(port: number): Promise<RawConnection> {
         check();
         void closed.then(() => {
           check();
-          if (waiting.has(check)) reject(new Error(`connection closed without a response: ${JSON.stringify(text)}`));
+          if (waiting.has(check))
+            reject(new Error(`connection closed without a response: ${JSON.stringify(text)}`));
         });
       }),
   };

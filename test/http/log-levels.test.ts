@@ -48,7 +48,10 @@ test("refused credentials are logged at warn once per api_id per minute, with th
   const clock = fakeClock();
   const testApp = await listeningApp({ clock });
   const owner = await testApp.createOrganization();
-  const wrong = basicAuth(owner.apiId, `${owner.secret.slice(0, -1)}${owner.secret.endsWith("a") ? "b" : "a"}`);
+  const wrong = basicAuth(
+    owner.apiId,
+    `${owner.secret.slice(0, -1)}${owner.secret.endsWith("a") ? "b" : "a"}`,
+  );
   const refusalLines = () =>
     parsed(testApp.logs).filter((line) => String(line.msg).includes("credentials refused"));
   const refuse = async () => {
@@ -57,9 +60,7 @@ test("refused credentials are logged at warn once per api_id per minute, with th
   };
 
   for (let i = 0; i < 5; i += 1) await refuse();
-  expect(refusalLines()).toEqual([
-    expect.objectContaining({ level: 40, api_id: owner.apiId, refused: 1 }),
-  ]);
+  expect(refusalLines()).toEqual([expect.objectContaining({ level: 40, api_id: owner.apiId, refused: 1 })]);
 
   clock.advance(61_000);
   await refuse();

@@ -174,7 +174,10 @@ test("the 413 and 415 messages say what to send instead", async () => {
   const testApp = await listeningApp();
   const auth = (await testApp.createOrganization()).headers.authorization;
   const tooLarge = expectDocumentedError(
-    await rawRequest(testApp.port, `${post(auth, `${json}Content-Length: 100000\r\n`)}${"x".repeat(100_000)}`),
+    await rawRequest(
+      testApp.port,
+      `${post(auth, `${json}Content-Length: 100000\r\n`)}${"x".repeat(100_000)}`,
+    ),
     413,
     "payload_too_large",
   );
@@ -190,7 +193,11 @@ test("the 413 and 415 messages say what to send instead", async () => {
 test("a body that is not valid UTF-8 is 400 invalid_request, never stored with replacement characters", async () => {
   const testApp = await listeningApp();
   const owner = await testApp.createOrganization();
-  const body = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('","permissions":[]}')]);
+  const body = Buffer.concat([
+    Buffer.from('{"name":"caf'),
+    Buffer.from([0xe9]),
+    Buffer.from('","permissions":[]}'),
+  ]);
   const response = await rawRequest(
     testApp.port,
     Buffer.concat([
