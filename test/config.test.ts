@@ -14,6 +14,8 @@ test("defaults match docs/configuration.md: 127.0.0.1:8080, SQLite in ./data, 60
     logFormat: "json",
     metrics: true,
     recordCache: true,
+    requestTimeoutSeconds: 30,
+    shutdownGraceSeconds: 10,
   });
 });
 
@@ -51,6 +53,8 @@ test.each([
   ["LATCHKEY_MCP_ALLOWED_HOSTS", "https://latchkey.example.com", "LATCHKEY_MCP_ALLOWED_HOSTS"],
   ["LATCHKEY_LOG_FORMAT", "xml", "LATCHKEY_LOG_FORMAT"],
   ["LATCHKEY_METRICS", "yes", "LATCHKEY_METRICS"],
+  ["LATCHKEY_REQUEST_TIMEOUT_SECONDS", "0", "LATCHKEY_REQUEST_TIMEOUT_SECONDS"],
+  ["LATCHKEY_SHUTDOWN_GRACE_SECONDS", "-1", "LATCHKEY_SHUTDOWN_GRACE_SECONDS"],
 ])("a bad %s (%j) stops start-up with a message naming it", (name, value, named) => {
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`Invalid configuration: .*${named}`));
 });

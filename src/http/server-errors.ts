@@ -87,10 +87,16 @@ export function clientErrorHandler(
  * Fastify's `frameworkErrors`: the router's refusals (a bad `%` escape in the path, a path segment over
  * the router's length limit), in the documented error body.
  */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
     sendError(reply, uriTooLong());
-    return;
+  } else if (error.code === "FST_ERR_BAD_URL") {
+    sendError(
+      reply,
+      new LatchkeyError("invalid_request", "The request's path is not valid percent-encoding."),
+    );
+  } else {
+    request.log.error({ err: error }, "unhandled error");
+    sendError(reply, new LatchkeyError("internal", "Internal server error."));
   }
-  sendError(reply, new LatchkeyError("invalid_request", "The request's path is not valid percent-encoding."));
 }

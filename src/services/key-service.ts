@@ -1,4 +1,5 @@
 import type { IdempotentResponse } from "../store/idempotency-store.js";
+import { assertStorableText } from "../domain/text-rules.js";
 import { assertCanCreate, assertCanDisable, assertCanUpdate } from "../domain/authority.js";
 import type { Clock } from "../domain/clock.js";
 import { newApiId, newKeyId, newSecret, type SecretHasher } from "../domain/credentials.js";
@@ -97,6 +98,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
 
   return {
     async create(caller, input, respond) {
+      assertStorableText(input);
       const now = clock.now();
       const configuration = withDefaultName(parseKeyConfiguration(input), now);
       assertCanCreate(caller, configuration);
@@ -149,6 +151,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
     async update(caller, id, input) {
       // Validation comes before the lookup (the order of checks, docs/authority.md): a bad body is 400 even for an
       // unknown id.
+      assertStorableText(input);
       const requested = parseKeyConfiguration(input);
       return change(caller, id, "api_key.update", (current) => {
         assertCanUpdate(caller, current, requested);

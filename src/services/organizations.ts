@@ -1,3 +1,4 @@
+import { assertStorableText } from "../domain/text-rules.js";
 import { OPERATOR_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
@@ -24,6 +25,7 @@ export async function createOrganizationWithOwner(
   name: string,
   actor: string = OPERATOR_ACTOR,
 ): Promise<OrganizationWithOwner> {
+  assertStorableText(name, "/name");
   const organization: Organization = { id: `org_${randomBase62(22)}`, name, createdAt: deps.clock.now() };
   await deps.store.createOrganization(
     organization,

@@ -1,4 +1,5 @@
 import type { IdempotentResponse } from "../store/idempotency-store.js";
+import { assertStorableText } from "../domain/text-rules.js";
 import type { AuditAction } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { LatchkeyError } from "../domain/errors.js";
@@ -143,6 +144,7 @@ export function createResourceService(
     },
 
     async create(caller, content, respond) {
+      assertStorableText(content);
       const resolved = resolveResourceContent(validateInput(ResourceContent, content));
       const now = clock.now();
       const record: StoredResource = {
@@ -173,6 +175,7 @@ export function createResourceService(
     async update(caller, id, content) {
       // Validation before lookup (the order of checks, docs/authority.md): a bad body is 400 even for an unknown id.
       checkId(id);
+      assertStorableText(content);
       const resolved = resolveResourceContent(validateInput(ResourceContent, content));
       const replaced = await store.replaceResource(
         key(caller, id),
