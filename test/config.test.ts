@@ -10,7 +10,9 @@ test("defaults match docs/configuration.md: 127.0.0.1:8080, SQLite in ./data, 60
     databaseUrl: "sqlite:./data/latchkey.db",
     redisUrl: undefined,
     rateWindowSeconds: 60,
-    bootstrap: true,
+    bootstrap: "file",
+    bootstrapFile: undefined,
+    databaseCreate: undefined,
     logFormat: "json",
     metrics: true,
     recordCache: true,
@@ -31,11 +33,19 @@ test("environment values are read and converted", () => {
   expect(config).toMatchObject({
     port: 9000,
     rateWindowSeconds: 5,
-    bootstrap: false,
+    bootstrap: "off",
     logFormat: "pretty",
     metrics: false,
     recordCache: false,
   });
+});
+
+test("LATCHKEY_BOOTSTRAP=print keeps the old way, the first credentials on standard error", () => {
+  expect(loadConfig({ LATCHKEY_BOOTSTRAP: "print" }).bootstrap).toBe("print");
+  expect(loadConfig({ LATCHKEY_DATABASE_CREATE: "on" }).databaseCreate).toBe(true);
+  expect(() => loadConfig({ LATCHKEY_BOOTSTRAP: "yes" })).toThrow(
+    /LATCHKEY_BOOTSTRAP is 'yes'; use one of on, off, print/,
+  );
 });
 
 test("LATCHKEY_MCP_ALLOWED_HOSTS is a comma-separated list of host names, none by default", () => {
