@@ -6,7 +6,7 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
-import { registerAccessLog } from "./http/access-log.js";
+import { registerAccessLog, registerRequestReceivedLog } from "./http/access-log.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
 import { endJsonLine } from "./http/json-line.js";
@@ -269,6 +269,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   });
   // At `warn` and above its lines would be dropped: no hook at all then.
   if (config.accessLog && LEVELS_WITH_ACCESS_LOG.has(config.logLevel)) registerAccessLog(app);
+  if (config.logLevel === "debug" || config.logLevel === "trace") registerRequestReceivedLog(app);
 
   registerErrorHandling(app);
   registerShuttingDown(app);

@@ -25,3 +25,14 @@ export function registerAccessLog(app: FastifyInstance): void {
     done();
   });
 }
+
+/**
+ * At `debug` and `trace`, a line when a request's headers have arrived (method and path, never the
+ * query string or a header): what a slow or stuck request was, before it has an access-log line.
+ */
+export function registerRequestReceivedLog(app: FastifyInstance): void {
+  app.addHook("onRequest", (request, _reply, done) => {
+    request.log.debug({ method: request.method, url: request.url.split("?")[0] }, "request received");
+    done();
+  });
+}

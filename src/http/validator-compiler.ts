@@ -7,6 +7,3 @@ import { ajvFor } from "../validation/ajv.js";
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   ajvFor(httpPart === "body" ? "json" : "text").compile(schema as object);
-
-/** The validator Fastify uses for a route's `body` schema, for a body read in front of Fastify. */
-export const bodyValidator = (schema: object) => ajvFor("json").compile(schema);

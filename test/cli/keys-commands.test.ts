@@ -66,8 +66,8 @@ test("create, get, update, disable, enable and list work end to end, with --json
     ["invoice renderer", false],
     ["Owner key", true],
   ]);
-  expect(table.stdout).toMatch(/^ID +STATE +NAME +PERMISSIONS +CREATED\n/);
-  expect(table.stdout).toContain(`${created.id}  disabled  invoice renderer`);
+  expect(table.stdout).toMatch(/^ID +API_ID +STATE +NAME +PERMISSIONS +CREATED\n/);
+  expect(table.stdout).toContain(`${created.id}  ${created.api_id}  disabled  invoice renderer`);
   expect(table.stdout).toContain("all, current and future");
   expect(table.stdout).not.toContain("api_key");
   expect(table.stdout.trimEnd().endsWith("2 keys")).toBe(true);

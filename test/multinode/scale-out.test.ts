@@ -66,7 +66,7 @@ describeWithServices(["postgres", "redisServer"], "three latchkey nodes, one tru
       LATCHKEY_REDIS_URL: redis.url,
       LATCHKEY_REDIS_PREFIX: `lk-multinode-${randomUUID()}`,
       // On: the three nodes start together over an empty database, which the first test checks.
-      LATCHKEY_BOOTSTRAP: "on",
+      LATCHKEY_BOOTSTRAP: "print",
     };
     nodes = await Promise.all([1, 2, 3].map(() => startNode(env)));
     store = await openKeyStore(schema.url);

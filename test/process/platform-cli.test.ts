@@ -90,7 +90,10 @@ test("service-token revoke of an unknown id, or create with a blank name, is a o
   const env = databaseEnv();
   const unknown = await latchkeyStatus(["service-token", "revoke", "stk_missing"], env);
   expect(unknown.code).not.toBe(0);
-  expect(unknown.stderr).toBe('latchkey: No service token with id "stk_missing".\n');
+  // One line, naming the database it looked in.
+  expect(unknown.stderr).toMatch(
+    /^latchkey: No service token with id "stk_missing"\. \(database: SQLite \S+\)\n$/,
+  );
   const blank = await latchkeyStatus(["service-token", "create", "--name", " "], env);
   expect(blank.code).not.toBe(0);
   expect(blank.stderr.trim().split("\n")).toHaveLength(1);
@@ -185,7 +188,7 @@ test("org plan refuses bad values and unknown organizations with one line and ch
 
   const unknown = await latchkeyStatus(["org", "plan", "--org", "org_missing", "--image-credits", "5"], env);
   expect(unknown.code).not.toBe(0);
-  expect(unknown.stderr).toBe("latchkey: No organization org_missing.\n");
+  expect(unknown.stderr).toMatch(/^latchkey: No organization org_missing\. \(database: SQLite \S+\)\n$/);
 });
 
 test("a plan changed with org plan applies to the running server's next authorize", async () => {

@@ -24,7 +24,7 @@ async function start(env: Record<string, string>) {
   const server = await startServer(
     {
       LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
-      LATCHKEY_LOG_LEVEL: "info",
+      LATCHKEY_LOG_LEVEL: "debug",
       ...env,
     },
     port,

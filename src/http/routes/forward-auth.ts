@@ -42,7 +42,8 @@ function relayRefusalInHeaders(
   const status = refusalStatus(request);
   if (status !== undefined && reply.statusCode !== 200) {
     reply.header("X-Latchkey-Status", String(reply.statusCode));
-    if (typeof payload === "string") reply.header("X-Latchkey-Error", asHeaderValue(payload));
+    // The body ends with a newline (json-line.ts), which a header value cannot hold.
+    if (typeof payload === "string") reply.header("X-Latchkey-Error", asHeaderValue(payload.trimEnd()));
     reply.code(Number(status));
   }
   done(null, payload);
