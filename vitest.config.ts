@@ -19,6 +19,9 @@ export default defineConfig({
     // Files run in parallel: each one isolates its state (its own SQLite, PostgreSQL schema, Redis prefix
     // or redis-server), so they never share rows or keys.
     fileParallelism: true,
+    // Most files wait on processes, sockets and databases rather than compute: two at a time even on
+    // a 2-core machine (Vitest's default there is one), which halves the run.
+    maxWorkers: 2,
     // 30 s on an idle machine, longer when the run starts on a busy one (test/helpers/start-deadline.ts).
     testTimeout: scaledMs(30_000),
     hookTimeout: scaledMs(30_000),
