@@ -47,7 +47,8 @@ redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local admittedAt = redis.call('ZSCORE', key, member)
 if admittedAt then
   admittedAt = tonumber(admittedAt)
-  local before = redis.call('ZCOUNT', key, '-inf', '(' .. admittedAt)
+  -- Its rank: the slots held before it (members of one millisecond are ordered by name, as a set's are).
+  local before = redis.call('ZRANK', key, member)
   local first = admittedAt
   if before > 0 then
     first = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
