@@ -15,6 +15,7 @@ import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
+import { withCurrentSchemaIntrospection } from "./current-schema-introspector.js";
 import type { PlanStore } from "./plan-store.js";
 import type { ResourceStore } from "./resource-store.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
@@ -113,7 +114,8 @@ function openPostgres(url: string, log: WarningLog): { db: Kysely<Database>; poo
     },
   });
   survivePostgresErrors(pool, log);
-  return { db: new Kysely<Database>({ dialect: withDatabaseFaults(new PostgresDialect({ pool })) }), pool };
+  const dialect = withCurrentSchemaIntrospection(withDatabaseFaults(new PostgresDialect({ pool })));
+  return { db: new Kysely<Database>({ dialect }), pool };
 }
 
 /** The schema unqualified tables go to (the first existing one of `search_path`, usually `public`). */

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { expect, onTestFinished, test } from "vitest";
 import { createServices, type Services } from "../../src/app.js";
 import { bootstrapFirstOrganization } from "../../src/bootstrap.js";
@@ -55,5 +56,34 @@ describeWithServices(["postgres"], "PostgreSQL shared by several nodes", ({ post
     expect(printed).toHaveLength(1);
     const organizationId = /organization:\s+(org_\w+)/.exec(printed[0] ?? "")?.[1] ?? "";
     expect(await nodes[1]?.store.findOrganization(organizationId)).toMatchObject({ name: "default" });
+  });
+});
+
+describeWithServices(["postgres"], "PostgreSQL shared with other programs", ({ postgres }) => {
+  test("nodes start while another schema of the same database is being created and dropped", async () => {
+    const churning = new pg.Client({ connectionString: postgres });
+    await churning.connect();
+    onTestFinished(() => churning.end());
+    let stop = false;
+    const churn = (async () => {
+      for (let round = 0; !stop; round += 1) {
+        const other = `lk_other_${process.pid}_${round}`;
+        await churning.query(
+          `create schema ${other}; create table ${other}.t (id serial primary key, a text)`,
+        );
+        await churning.query(`drop schema ${other} cascade`);
+      }
+    })();
+    try {
+      for (let start = 0; start < 15; start += 1) {
+        const schema = await createPostgresSchema(postgres);
+        onTestFinished(() => schema.drop());
+        const store = await openKeyStore(schema.url);
+        await store.close();
+      }
+    } finally {
+      stop = true;
+      await churn;
+    }
   });
 });
