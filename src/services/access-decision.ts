@@ -181,7 +181,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     if (!credentials || !entry) return undefined;
     const { key, version } = entry;
     // The secret's hash never changes: a mismatch goes the ordinary way (to its 401), entry kept.
-    if (!hasher.matches(credentials.secret, key.secretHash)) return undefined;
+    if (!hasher.matches(credentials.secret, key.secretHash, key.secretScheme)) return undefined;
     if (key.enabled && grantAllows(key, request.permission)) {
       const decision = await decideChecked(key, request, version);
       if (decision !== STALE) {

@@ -40,7 +40,7 @@ export async function authenticate(
   const credentials = parseBasicCredentials(header);
   if (!credentials) throw unauthorized();
   const key = await store.findKeyByApiId(credentials.apiId);
-  const matches = hasher.matches(credentials.secret, key?.secretHash ?? DECOY_HASH);
+  const matches = hasher.matches(credentials.secret, key?.secretHash ?? DECOY_HASH, key?.secretScheme);
   if (!key || !matches || !key.enabled) throw unauthorized();
   return key;
 }

@@ -109,9 +109,11 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         orgId: caller.orgId,
         apiId: newApiId(),
         secretHash: hasher.hash(secret),
+        secretScheme: "server",
         createdAt: now,
         updatedAt: now,
         lastUsedAt: null,
+        leakedAt: null,
       };
       const result = await store.insertKey(
         key,

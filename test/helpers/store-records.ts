@@ -16,6 +16,7 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     orgId,
     apiId: newApiId(),
     secretHash: "ab".repeat(32),
+    secretScheme: "server",
     name: "a key",
     description: null,
     enabled: true,
@@ -24,6 +25,7 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     createdAt: T0,
     updatedAt: T0,
     lastUsedAt: null,
+    leakedAt: null,
     ...overrides,
   };
 }

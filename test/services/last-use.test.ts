@@ -33,6 +33,7 @@ function key(id: string, lastUsedAt: number | null = null): ApiKeyRecord {
     orgId: "org_x",
     apiId: `lkid_${id}`,
     secretHash: "00",
+    secretScheme: "server",
     name: id,
     description: null,
     enabled: true,
@@ -41,6 +42,7 @@ function key(id: string, lastUsedAt: number | null = null): ApiKeyRecord {
     createdAt: 0,
     updatedAt: 0,
     lastUsedAt,
+    leakedAt: null,
   };
 }
 
