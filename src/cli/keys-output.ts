@@ -24,6 +24,9 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
     ["created_at", key.created_at],
     ["updated_at", key.updated_at],
     ["last_used_at", key.last_used_at ?? "never"],
+    ...(key.leaked_at
+      ? [["leaked_at", `${key.leaked_at} (reported public by a secret scanner)`] as [string, string]]
+      : []),
   ];
   return rows.map(([field, value]) => `${`${field}:`.padEnd(14)}${value}\n`).join("");
 }
@@ -34,7 +37,7 @@ export function formatKeyTable(keys: KeyRecord[]): string {
   const rows = keys.map((key) => [
     key.id,
     key.api_id,
-    key.enabled ? "enabled" : "disabled",
+    (key.enabled ? "enabled" : "disabled") + (key.leaked_at ? ",leaked" : ""),
     truncate(printable(key.name), 40),
     truncate(permissionSummary(key), 60),
     key.created_at,

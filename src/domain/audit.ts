@@ -16,6 +16,8 @@ export const AUDIT_ACTIONS = [
   "api_key.create",
   "api_key.update",
   "api_key.disable",
+  "api_key.import",
+  "key.leaked",
   "service_token.create",
   "service_token.revoke",
   "proxy.create",

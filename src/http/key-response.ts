@@ -23,6 +23,7 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
     created_at: new Date(key.createdAt).toISOString(),
     updated_at: new Date(key.updatedAt).toISOString(),
     last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
+    leaked_at: key.leakedAt === null ? null : new Date(key.leakedAt).toISOString(),
   };
   if (Object.isFrozen(key)) responsesOfFrozen.set(key, Object.freeze(response));
   return response;

@@ -80,6 +80,7 @@ const keyRecordExample = {
   created_at: "2026-11-22T11:36:56.123Z",
   updated_at: "2026-11-22T11:36:56.123Z",
   last_used_at: "2026-11-22T12:05:00.000Z",
+  leaked_at: null,
 };
 
 export const KeyRecord = Type.Object(
@@ -96,6 +97,10 @@ export const KeyRecord = Type.Object(
     last_used_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description:
         "Last successful authentication, approximate to the minute (written at most once a minute); null until first use.",
+    }),
+    leaked_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description:
+        "When a secret scanner reported the key's secret public (docs/secret-scanning.md); null otherwise.",
     }),
   },
   { ...named("ApiKeyRecord", "A key, without its secret."), examples: [keyRecordExample] },

@@ -77,7 +77,8 @@ export async function importKeysInto(
           .executeTakeFirst();
         if (row) throw new RollBack({ type: "secret_taken", index: hashes.get(row.secret_hash) ?? 0 });
       }
-      for (const part of chunks(keys)) await trx.insertInto("api_keys").values(part.map(recordToRow)).execute();
+      for (const part of chunks(keys))
+        await trx.insertInto("api_keys").values(part.map(recordToRow)).execute();
       for (const key of keys) await insertAuditEntry(trx, options.audit?.(undefined, key));
       if (options.dryRun) throw new RollBack({ type: "imported" });
       return { type: "imported" } as const;

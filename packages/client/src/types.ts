@@ -69,6 +69,8 @@ export interface KeyRecord {
   updated_at: string;
   /** Last successful authentication, RFC 3339 UTC, approximate to the minute; null until first use. */
   last_used_at: string | null;
+  /** When a secret scanner reported the secret public, RFC 3339 UTC; null otherwise. */
+  leaked_at: string | null;
 }
 
 /** A key as returned by create (and by rotate): the only time its secret is ever shown. */
