@@ -8,7 +8,9 @@ import {
   updatedConfiguration,
 } from "./keys-flags.js";
 import { formatKey, formatKeyTable, printJson } from "./keys-output.js";
+import { registerImportCommand } from "./keys-import.js";
 import { rotateCommand } from "./keys-rotate.js";
+import { registerScanCommand } from "./keys-scan.js";
 import { idOf, parsePageSize } from "./parse.js";
 
 type JsonFlag = { json?: boolean };
@@ -150,4 +152,8 @@ export function registerKeyCommands(program: Command): void {
     )
     .option("--json", "print the new record as JSON (without the secret when --out is given)")
     .action(action(rotateCommand));
+
+  // Neither talks to a server: scan works on text alone, import is an operator command (the database).
+  registerScanCommand(keys);
+  registerImportCommand(keys);
 }

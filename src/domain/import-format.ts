@@ -1,0 +1,58 @@
+import { type Static, Type } from "typebox";
+import { parseRfc3339 } from "./rfc3339.js";
+import type { ValidationIssue } from "./errors.js";
+
+/**
+ * One line of a `latchkey keys import` file (docs/import.md): a key brought from another system, with
+ * its secret in plain text or, where the plaintext is gone, as a hex SHA-256. The same limits as keys
+ * made over REST apply to the spec's fields; `api_id`, `secret` and `secret_sha256` are the import's own.
+ */
+
+/** URL-safe and free of `:` (it is the Basic-auth user name), at most 128 characters. */
+export const IMPORTED_API_ID = "^[A-Za-z0-9._~-]{1,128}$";
+/** Printable ASCII without spaces, 16 to 512 characters: what a Basic-auth password carries unchanged. */
+export const IMPORTED_SECRET = "^[\\x21-\\x7e]{16,512}$";
+/** Metadata: up to 20 members, names of 1-40 `[A-Za-z0-9_.-]`, string values up to 500 characters. */
+export const METADATA_NAME = "^[A-Za-z0-9_.-]{1,40}$";
+
+export const ImportLine = Type.Object(
+  {
+    name: Type.Union([Type.String(), Type.Null()]),
+    description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    permissions: Type.Array(Type.String(), { maxItems: 1000 }),
+    expires_at: Type.Optional(Type.String()),
+    metadata: Type.Optional(
+      Type.Record(Type.String({ pattern: METADATA_NAME }), Type.String({ maxLength: 500 }), {
+        maxProperties: 20,
+      }),
+    ),
+    api_id: Type.Optional(Type.String({ pattern: IMPORTED_API_ID })),
+    secret: Type.Optional(Type.String({ pattern: IMPORTED_SECRET })),
+    secret_sha256: Type.Optional(Type.String({ pattern: "^[0-9A-Fa-f]{64}$" })),
+  },
+  { additionalProperties: false },
+);
+export type ImportLine = Static<typeof ImportLine>;
+
+/**
+ * What the schema cannot say: exactly one of `secret` and `secret_sha256`, and an `expires_at` that
+ * is an RFC 3339 time in the future.
+ */
+export function importLineIssues(line: ImportLine, now: number): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if ((line.secret === undefined) === (line.secret_sha256 === undefined)) {
+    issues.push({
+      path: line.secret === undefined ? "/secret" : "/secret_sha256",
+      message: "give exactly one of secret (the plaintext) and secret_sha256 (its hex SHA-256)",
+    });
+  }
+  if (line.expires_at !== undefined) {
+    const at = parseRfc3339(line.expires_at);
+    if (at === undefined) {
+      issues.push({ path: "/expires_at", message: "must be an RFC 3339 time such as 2027-01-01T00:00:00Z" });
+    } else if (at <= now) {
+      issues.push({ path: "/expires_at", message: "must be in the future" });
+    }
+  }
+  return issues;
+}
