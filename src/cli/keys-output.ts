@@ -1,6 +1,11 @@
 import type { CreatedKey, KeyRecord } from "@latchkey/client";
 import { formatTable, printable, truncate } from "./text-table.js";
 
+/** When the key was reported leaked; servers from before leak response send no `leaked_at` at all. */
+function leakedAt(key: KeyRecord): string | null {
+  return "leaked_at" in key && typeof key.leaked_at === "string" ? key.leaked_at : null;
+}
+
 function permissionSummary(key: KeyRecord): string {
   if (key.all_future_permissions) return "all, current and future";
   return key.permissions.length === 0 ? "(none)" : key.permissions.join(", ");
@@ -24,8 +29,8 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
     ["created_at", key.created_at],
     ["updated_at", key.updated_at],
     ["last_used_at", key.last_used_at ?? "never"],
-    ...(key.leaked_at
-      ? [["leaked_at", `${key.leaked_at} (reported public by a secret scanner)`] as [string, string]]
+    ...(leakedAt(key)
+      ? [["leaked_at", `${leakedAt(key)} (reported public by a secret scanner)`] as [string, string]]
       : []),
   ];
   return rows.map(([field, value]) => `${`${field}:`.padEnd(14)}${value}\n`).join("");
@@ -37,7 +42,7 @@ export function formatKeyTable(keys: KeyRecord[]): string {
   const rows = keys.map((key) => [
     key.id,
     key.api_id,
-    (key.enabled ? "enabled" : "disabled") + (key.leaked_at ? ",leaked" : ""),
+    (key.enabled ? "enabled" : "disabled") + (leakedAt(key) ? ",leaked" : ""),
     truncate(printable(key.name), 40),
     truncate(permissionSummary(key), 60),
     key.created_at,
