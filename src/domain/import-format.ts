@@ -22,13 +22,28 @@ export const ImportLine = Type.Object(
     permissions: Type.Array(Type.String(), { maxItems: 1000 }),
     expires_at: Type.Optional(Type.String()),
     metadata: Type.Optional(
-      Type.Record(Type.String({ pattern: METADATA_NAME }), Type.String({ maxLength: 500 }), {
+      Type.Unsafe<Record<string, string>>({
+        type: "object",
         maxProperties: 20,
+        propertyNames: { pattern: METADATA_NAME, description: "1 to 40 letters, digits, '_', '.' or '-'" },
+        additionalProperties: { type: "string", maxLength: 500 },
       }),
     ),
-    api_id: Type.Optional(Type.String({ pattern: IMPORTED_API_ID })),
-    secret: Type.Optional(Type.String({ pattern: IMPORTED_SECRET })),
-    secret_sha256: Type.Optional(Type.String({ pattern: "^[0-9A-Fa-f]{64}$" })),
+    api_id: Type.Optional(
+      Type.String({
+        pattern: IMPORTED_API_ID,
+        description: "1 to 128 letters, digits, '.', '_', '~' or '-' (no ':')",
+      }),
+    ),
+    secret: Type.Optional(
+      Type.String({
+        pattern: IMPORTED_SECRET,
+        description: "16 to 512 printable ASCII characters without spaces",
+      }),
+    ),
+    secret_sha256: Type.Optional(
+      Type.String({ pattern: "^[0-9A-Fa-f]{64}$", description: "a SHA-256 in hex (64 characters)" }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -123,6 +123,11 @@ function duplicates(parsed: ParsedLine[]): ValidationIssue[] {
   return issues;
 }
 
+/** The line an issue's path names (`line 3 /name`), to list them in the file's order. */
+function lineNumber(issue: ValidationIssue): number {
+  return Number(/^line (\d+)/.exec(issue.path)?.[1] ?? 0);
+}
+
 function refuse(issues: ValidationIssue[]): LatchkeyError {
   const listed = issues.slice(0, LISTED_PROBLEMS).map((issue) => `${issue.path} ${issue.message}`);
   const more = issues.length > LISTED_PROBLEMS ? `; and ${issues.length - LISTED_PROBLEMS} more` : "";
@@ -158,7 +163,7 @@ export async function importKeys(
     else parsed.push(result);
   });
   issues.push(...duplicates(parsed));
-  if (issues.length > 0) throw refuse(issues);
+  if (issues.length > 0) throw refuse(issues.sort((a, b) => lineNumber(a) - lineNumber(b)));
   if (parsed.length === 0)
     throw refuse([{ path: "file", message: "holds no keys (one JSON object per line)" }]);
 
