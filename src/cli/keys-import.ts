@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { UsageError } from "./exit-codes.js";
+import { readInput } from "./read-input.js";
 import { formatTable, printable } from "./text-table.js";
 
 const IMPORT_HELP = `
@@ -23,21 +23,8 @@ interface ImportFlags {
   json?: boolean;
 }
 
-async function readLines(source: string): Promise<string> {
-  if (source !== "-") {
-    return readFile(source, "utf8").catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(
-        `Cannot read ${source}: ${error.code === "ENOENT" ? "no such file" : error.message}.`,
-      );
-    });
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 async function runImport(flags: ImportFlags): Promise<void> {
-  const text = await readLines(flags.file);
+  const text = await readInput(flags.file);
   // Loaded on use, like every operator command's, so the other `keys` commands start fast.
   const [
     { loadConfig },

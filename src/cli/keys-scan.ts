@@ -1,12 +1,12 @@
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { findSecrets, type FoundSecret } from "../domain/secret-finder.js";
-import { EXIT, UsageError } from "./exit-codes.js";
+import { EXIT } from "./exit-codes.js";
+import { readInput } from "./read-input.js";
 import { action } from "./keys-connection.js";
 
 const SCAN_HELP = `
 Looks for latchkey secrets (lksk_ followed by 38 letters and digits) whose CRC32 checksum is valid, the
-check GitHub's secret scanning runs. It works offline on the text alone: it neither reads the database
+check the secret scanning endpoint makes. It works offline on the text alone: it neither reads the database
 nor asks a server, so it cannot say which key a secret belongs to, or whether that key is still enabled.
 Secrets are shown shortened (lksk_ABCD...wxyz) unless --show-secrets is given.
 Exits 0 when none is found, ${EXIT.secretsFound} when some are (for CI and pre-commit hooks).`;
@@ -14,19 +14,6 @@ Exits 0 when none is found, ${EXIT.secretsFound} when some are (for CI and pre-c
 /** `lksk_3Xq9...b3c`: enough to tell two apart, not enough to use. */
 function shortened(secret: string): string {
   return `${secret.slice(0, 9)}...${secret.slice(-4)}`;
-}
-
-async function readText(source: string): Promise<string> {
-  if (source !== "-") {
-    return readFile(source, "utf8").catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(
-        `Cannot read ${source}: ${error.code === "ENOENT" ? "no such file" : error.message}.`,
-      );
-    });
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** `latchkey keys scan <file|->`: latchkey secrets in a text, found offline by their checksum. */
@@ -40,7 +27,7 @@ export function registerScanCommand(keys: Command): void {
     .addHelpText("after", SCAN_HELP)
     .action(
       action(async (source: string, flags: { showSecrets?: boolean; json?: boolean }) => {
-        const found = findSecrets(await readText(source));
+        const found = findSecrets(await readInput(source));
         const shown = (hit: FoundSecret) => (flags.showSecrets ? hit.secret : shortened(hit.secret));
         const name = source === "-" ? "(stdin)" : source;
         if (flags.json) {
