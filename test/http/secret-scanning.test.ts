@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { newSecret } from "../../src/domain/credentials.js";
 import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
@@ -166,6 +168,26 @@ describe("POST /v1/secret-scanning/github refuses reports it cannot verify (401)
     }
     // The same bad body unsigned is the 401: nothing is parsed before the signature is checked.
     expect((await report(testApp, "[1", { "content-type": "application/json" })).statusCode).toBe(401);
+  });
+
+  test("a keys file that is not GitHub's answer stops the start with a message naming it", async () => {
+    const dir = tempDir();
+    const cases: Array<[string, RegExp]> = [
+      ["{not json", /LATCHKEY_SECRET_SCANNING_KEYS .*: not JSON/],
+      ['{"public_keys": []}', /expected \{"public_keys"/],
+      [
+        '{"public_keys": [{"key_identifier": "k", "key": "not pem"}]}',
+        /public_keys\[0\]\.key is not a PEM public key/,
+      ],
+    ];
+    for (const [index, [text, message]] of cases.entries()) {
+      const file = join(dir, `keys-${index}.json`);
+      writeFileSync(file, text);
+      await expect(buildTestApp({ env: { LATCHKEY_SECRET_SCANNING_KEYS: file } })).rejects.toThrow(message);
+    }
+    await expect(
+      buildTestApp({ env: { LATCHKEY_SECRET_SCANNING_KEYS: join(dir, "absent.json") } }),
+    ).rejects.toThrow(/LATCHKEY_SECRET_SCANNING_KEYS: cannot read/);
   });
 
   test("a key published but no longer current still verifies (GitHub rotates with an overlap)", async () => {

@@ -3,9 +3,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { expect, test } from "vitest";
+import { expect, onTestFinished, test } from "vitest";
 import { basicAuth, buildTestApp } from "../helpers/build-test-app.js";
+import { createPostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey, latchkeyStatus, tempDir } from "../helpers/processes.js";
+import { describeWithServices } from "../helpers/services.js";
 
 const run = promisify(execFile);
 const CONVERTER = new URL("../../examples/import/unkey-to-latchkey.mjs", import.meta.url).pathname;
@@ -194,4 +196,47 @@ test("an api_id already stored, the quota, a pepper with hashes, and unsupported
   expect(unsupported.stderr).toContain("line 1 /metadata is valid, but");
   expect(unsupported.stderr).toContain("line 2 /expires_at must be an RFC 3339 time");
   expect(await keyCount(env)).toBe(1);
+});
+
+describeWithServices(["postgres", "redis"], "keys import on PostgreSQL + Redis", (services) => {
+  test("imported keys authenticate with their old secrets on a node over PostgreSQL + Redis", async () => {
+    const schema = await createPostgresSchema(services.postgres);
+    onTestFinished(() => schema.drop());
+    const env = {
+      LATCHKEY_DATABASE_URL: schema.url,
+      LATCHKEY_BOOTSTRAP: "off",
+      LATCHKEY_REDIS_URL: services.redis,
+      LATCHKEY_REDIS_PREFIX: `lk-import-${randomBytes(6).toString("hex")}`,
+    };
+    const orgId = JSON.parse((await latchkey(["org", "create", "--name", "acme", "--json"], env)).stdout)
+      .organization.id;
+    const exported = unkeyExport(2);
+    const dir = tempDir();
+    writeFileSync(join(dir, "export.json"), JSON.stringify(exported.keys));
+    writeFileSync(
+      join(dir, "keys.jsonl"),
+      (await run(process.execPath, [CONVERTER, join(dir, "export.json")])).stdout,
+    );
+    const imported = JSON.parse(
+      (await latchkey(["keys", "import", "--org", orgId, "--file", join(dir, "keys.jsonl"), "--json"], env))
+        .stdout,
+    );
+    const testApp = await buildTestApp({ env });
+    const { token } = await testApp.services.serviceTokens.create("platform");
+    for (const [index, key] of exported.keys.entries()) {
+      const auth = basicAuth(key.id, exported.secrets[index] as string);
+      const read = await testApp.app.inject({
+        url: `/v1/api-keys/${imported.keys[index].id}`,
+        headers: auth,
+      });
+      expect(read.statusCode).toBe(200);
+      const decision = await testApp.app.inject({
+        method: "POST",
+        url: "/v1/authorize",
+        headers: { "x-latchkey-service-token": token },
+        payload: { authorization: auth.authorization, permission: "images:create" },
+      });
+      expect(decision.json()).toMatchObject({ allowed: true, organization_id: orgId });
+    }
+  });
 });
