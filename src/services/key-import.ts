@@ -40,7 +40,7 @@ const LISTED_PROBLEMS = 20;
 
 const validateLine = ajvFor("json").compile<ImportLine>(ImportLine);
 
-type ParsedLine = { line: number; record: ApiKeyRecord; secretOrHash: string };
+type ParsedLine = { line: number; record: ApiKeyRecord };
 
 function problem(line: number, issue: ValidationIssue): ValidationIssue {
   return { path: `line ${line} ${issue.path}`, message: issue.message };
@@ -101,24 +101,28 @@ function parseLine(
     lastUsedAt: null,
     leakedAt: null,
   };
-  return { line, record, secretOrHash: sha256 ?? (value.secret as string) };
+  return { line, record };
 }
 
-/** Api_ids and secrets given twice in one file: the second line of each is a problem. */
+/**
+ * Api_ids and secrets given twice in one file: the second line of each is a problem. Secrets are
+ * compared by stored hash, so a plaintext and its own SHA-256 on two lines are caught too (without a
+ * pepper the two hash alike; with one, hashes are refused anyway).
+ */
 function duplicates(parsed: ParsedLine[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const apiIds = new Map<string, number>();
   const secrets = new Map<string, number>();
-  for (const { line, record, secretOrHash } of parsed) {
+  for (const { line, record } of parsed) {
     const apiIdLine = apiIds.get(record.apiId);
     if (apiIdLine !== undefined) {
       issues.push(problem(line, { path: "/api_id", message: `repeats the api_id of line ${apiIdLine}` }));
     } else apiIds.set(record.apiId, line);
-    const secretLine = secrets.get(secretOrHash);
+    const secretLine = secrets.get(record.secretHash);
     const field = record.secretScheme === "sha256" ? "/secret_sha256" : "/secret";
     if (secretLine !== undefined) {
       issues.push(problem(line, { path: field, message: `repeats the secret of line ${secretLine}` }));
-    } else secrets.set(secretOrHash, line);
+    } else secrets.set(record.secretHash, line);
   }
   return issues;
 }

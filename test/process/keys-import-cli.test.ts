@@ -137,7 +137,16 @@ test("bad lines are reported by line number and field, exit 2, and nothing is st
     { ...good("sixth"), enabled: false },
   ];
   const file = join(dir, "keys.jsonl");
-  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n\n{not json\n`);
+  // Lines 9 and 10: one secret twice, in plain text and as its SHA-256.
+  const secret = `plain_${randomBytes(12).toString("hex")}`;
+  const twice = [
+    { name: "plain", permissions: [], secret },
+    { name: "hashed", permissions: [], secret_sha256: createHash("sha256").update(secret).digest("hex") },
+  ];
+  const text = [...lines, null, "{not json", ...twice].map((line) =>
+    line === null ? "" : typeof line === "string" ? line : JSON.stringify(line),
+  );
+  writeFileSync(file, `${text.join("\n")}\n`);
   const result = await latchkeyStatus(["keys", "import", "--org", orgId, "--file", file], env);
   expect(result.code).toBe(2);
   expect(result.stderr).toContain("nothing was stored");
@@ -147,6 +156,7 @@ test("bad lines are reported by line number and field, exit 2, and nothing is st
   expect(result.stderr).toContain("line 5 /api_id");
   expect(result.stderr).toContain("line 6 /enabled");
   expect(result.stderr).toContain("line 8 / is not JSON");
+  expect(result.stderr).toContain("line 10 /secret_sha256 repeats the secret of line 9");
   expect(await keyCount(env)).toBe(1);
 });
 
