@@ -46,7 +46,10 @@ export function secretWorks(
 }
 
 /** A requested `expires_at` as epoch milliseconds: null to remove, undefined when omitted. */
-export function parseRequestedExpiry(value: string | null | undefined, now: number): number | null | undefined {
+export function parseRequestedExpiry(
+  value: string | null | undefined,
+  now: number,
+): number | null | undefined {
   if (value === undefined || value === null) return value;
   const ms = parseRfc3339(value);
   if (ms === undefined) {

@@ -113,7 +113,9 @@ export const KeyRecord = Type.Object(
     expires_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description: "When the key stops authenticating; null when it never expires.",
     }),
-    expired: Type.Boolean({ description: "Whether `expires_at` has passed: the key no longer authenticates." }),
+    expired: Type.Boolean({
+      description: "Whether `expires_at` has passed: the key no longer authenticates.",
+    }),
   },
   { ...named("ApiKeyRecord", "A key, without its secret."), examples: [keyRecordExample] },
 );
@@ -153,7 +155,8 @@ export const RolledKeyRecord = Type.Object(
     ...CreatedKeyRecord.properties,
     previous_secret_expires_at: Type.String({
       format: "date-time",
-      description: "Until when the replaced secret authenticates (the roll's time when overlap_seconds is 0).",
+      description:
+        "Until when the replaced secret authenticates (the roll's time when overlap_seconds is 0).",
     }),
   },
   {

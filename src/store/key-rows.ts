@@ -34,7 +34,8 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
     expiresAt: row.expires_at == null ? null : Number(row.expires_at),
     previousSecretHash: row.previous_secret_hash ?? null,
-    previousSecretExpiresAt: row.previous_secret_expires_at == null ? null : Number(row.previous_secret_expires_at),
+    previousSecretExpiresAt:
+      row.previous_secret_expires_at == null ? null : Number(row.previous_secret_expires_at),
   };
 }
 
