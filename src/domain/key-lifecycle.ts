@@ -45,6 +45,12 @@ export function secretWorks(
   return current || (previous && key.previousSecretExpiresAt !== null && now < key.previousSecretExpiresAt);
 }
 
+/** Whether the date part names a real day: `Date.parse` turns 2027-02-31 into March 3rd. */
+function isCalendarDate(value: string): boolean {
+  const [year = NaN, month = NaN, day = NaN] = value.slice(0, 10).split("-").map(Number);
+  return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+}
+
 /** A requested `expires_at` as epoch milliseconds: null to remove, undefined when omitted. */
 export function parseRequestedExpiry(
   value: string | null | undefined,
@@ -52,7 +58,7 @@ export function parseRequestedExpiry(
 ): number | null | undefined {
   if (value === undefined || value === null) return value;
   const ms = parseRfc3339(value);
-  if (ms === undefined) {
+  if (ms === undefined || !isCalendarDate(value)) {
     throw invalidRequest(
       `/expires_at must be an RFC 3339 time such as 2026-11-22T10:00:00Z, not "${value}".`,
       "/expires_at",
