@@ -1,5 +1,5 @@
 import type { SecretHasher } from "./credentials.js";
-import { invalidRequest } from "./errors.js";
+import { LatchkeyError } from "./errors.js";
 import { parseRfc3339 } from "./rfc3339.js";
 
 /**
@@ -14,6 +14,14 @@ export const MAX_OVERLAP_SECONDS = 604_800;
 const DAY_MS = 86_400_000;
 
 export const EXPIRY_ONLY_FORWARD = "an expiry can only be brought forward; roll or create a key instead";
+
+/** A 400 naming `/expires_at`; `sentence` reads on its own when true, else follows the field's name. */
+function expiryRefused(problem: string, sentence = false): LatchkeyError {
+  const message = sentence ? `Invalid request: ${problem}.` : `Invalid request: /expires_at ${problem}.`;
+  return new LatchkeyError("invalid_request", message, {
+    validationErrors: [{ path: "/expires_at", message: problem }],
+  });
+}
 
 /** What expiry and rolling read of a key. */
 export interface KeySecrets {
@@ -59,12 +67,9 @@ export function parseRequestedExpiry(
   if (value === undefined || value === null) return value;
   const ms = parseRfc3339(value);
   if (ms === undefined || !isCalendarDate(value)) {
-    throw invalidRequest(
-      `/expires_at must be an RFC 3339 time such as 2026-11-22T10:00:00Z, not "${value}".`,
-      "/expires_at",
-    );
+    throw expiryRefused(`must be an RFC 3339 time such as 2026-11-22T10:00:00Z, not "${value}"`);
   }
-  if (ms <= now) throw invalidRequest("/expires_at must be in the future.", "/expires_at");
+  if (ms <= now) throw expiryRefused("must be in the future");
   return ms;
 }
 
@@ -81,10 +86,9 @@ export function expiryOnCreate(
   const latest = createdAt + maxLifetimeDays * DAY_MS;
   if (requested === undefined || requested === null) return latest;
   if (requested > latest) {
-    throw invalidRequest(
-      `/expires_at must be at most ${maxLifetimeDays} days after the key's creation ` +
-        `(${new Date(latest).toISOString()}): the organization's longest key lifetime.`,
-      "/expires_at",
+    throw expiryRefused(
+      `must be at most ${maxLifetimeDays} days after the key's creation ` +
+        `(${new Date(latest).toISOString()}), the organization's longest key lifetime`,
     );
   }
   return requested;
@@ -97,7 +101,7 @@ export function expiryOnCreate(
 export function expiryOnUpdate(current: number | null, requested: number | null | undefined): number | null {
   if (requested === undefined || requested === current) return current;
   if (current !== null && (requested === null || requested > current)) {
-    throw invalidRequest(`/expires_at: ${EXPIRY_ONLY_FORWARD}.`, "/expires_at");
+    throw expiryRefused(EXPIRY_ONLY_FORWARD, true);
   }
   return requested;
 }
