@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
@@ -56,4 +56,32 @@ describeWithServices(["postgres", "redis"], "rolling a key with overlap, on thre
       overlapSeconds: 3,
     });
   }, 120_000);
+
+  test("a key is refused by every node from its expiry on, cached or not, and its expiry recorded once", async () => {
+    const [writer] = nodes as [NodeProcess];
+    const expiresAt = Date.now() + 3000;
+    const created = await fetch(`${writer.baseUrl}/v1/api-keys`, {
+      method: "POST",
+      headers: { ...owner, "content-type": "application/json" },
+      body: JSON.stringify({ permissions: ["api_keys:read"], expires_at: new Date(expiresAt).toISOString() }),
+    });
+    expect(created.status).toBe(200);
+    const key = (await created.json()) as { id: string; api_id: string; api_key: string };
+    const read = (node: NodeProcess) =>
+      fetch(`${node.baseUrl}/v1/api-keys/${key.id}`, { headers: basicAuth(key.api_id, key.api_key) });
+    // Each node caches the key while it works.
+    for (const node of nodes) for (let i = 0; i < 3; i++) expect((await read(node)).status).toBe(200);
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThanOrEqual(expiresAt), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const statuses = await Promise.all(nodes.map(read));
+    expect(statuses.map((response) => response.status)).toEqual([401, 401, 401]);
+    // Every node ran into it; the trail has one entry.
+    await vi.waitFor(async () => {
+      const audit = await fetch(`${writer.baseUrl}/v1/audit?count=100`, { headers: owner });
+      const entries = ((await audit.json()) as { data: { action: string; target_id: string }[] }).data;
+      expect(entries.filter((e) => e.action === "key.expired" && e.target_id === key.id)).toHaveLength(1);
+    });
+  }, 60_000);
 });
