@@ -4,7 +4,7 @@
 //   node unkey-to-latchkey.mjs export.json > keys.jsonl
 //
 // The export is a JSON array of keys (or {"keys": [...]}) as Unkey keeps them: `id`, `name`, `meta`,
-// `permissions`, and `hash`, the SHA-256 of the secret in base64 (Unkey's `sha256_base64`) or in hex.
+// `permissions`, `expires` (epoch milliseconds or null), and `hash`, the SHA-256 of the secret in base64 (Unkey's `sha256_base64`) or in hex.
 // Each key keeps its id as its api_id, so callers send `<id>:<old secret>` with HTTP Basic. Permissions
 // must be latchkey's names (images:create, ...); any other is reported by the import with its line.
 // `meta` is carried as `metadata` (string values only) when --metadata is given.
@@ -34,6 +34,8 @@ for (const key of keys) {
     api_id: key.id,
     secret_sha256: hexHash(key.hash),
   };
+  // Unkey's `expires`: epoch milliseconds, or null for a key that never expires.
+  if (key.expires != null) line.expires_at = new Date(key.expires).toISOString();
   if (flag === "--metadata" && key.meta) {
     line.metadata = Object.fromEntries(
       Object.entries(key.meta).map(([name, value]) => [name, String(value)]),

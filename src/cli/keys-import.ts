@@ -12,8 +12,8 @@ A given api_id is kept, so callers keep both halves of their credentials; withou
 made, shown in the output. Imported keys authenticate with their old secrets. Every line is checked
 first; then all keys are stored in one transaction, quota-checked and audited (api_key.import), or none
 is. A bad line is reported with its number and field, and nothing is stored. --dry-run checks
-everything, the quota and taken api_ids included, and stores nothing. expires_at and metadata are
-checked but not stored yet by this version (refused). With LATCHKEY_SECRET_PEPPER set, secret_sha256
+everything, the quota and taken api_ids included, and stores nothing. expires_at follows the rules of
+a create (the organization's policy included); metadata is checked but not stored yet (refused). With LATCHKEY_SECRET_PEPPER set, secret_sha256
 lines are refused. See docs/import.md (converting an Unkey export, for instance).`;
 
 interface ImportFlags {
@@ -51,8 +51,8 @@ async function runImport(flags: ImportFlags): Promise<void> {
           hasher: createSecretHasher(config.secretPepper),
           clock: systemClock,
           pepper: config.secretPepper !== undefined,
-          // Their columns are not in this version's schema yet.
-          unsupportedFields: ["expires_at", "metadata"],
+          // Its column is not in this version's schema yet.
+          unsupportedFields: ["metadata"],
         },
         flags.org,
         text,

@@ -16,6 +16,12 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** The expiry for a person: never, a time, or a time that has passed. */
+function expiry(key: KeyRecord): string {
+  if (key.expires_at === null || key.expires_at === undefined) return "never";
+  return key.expired ? `${key.expires_at} (expired)` : key.expires_at;
+}
+
 /** One key, as `field: value` lines for a person. */
 export function formatKey(key: KeyRecord | CreatedKey): string {
   const rows: [string, string][] = [
@@ -32,6 +38,10 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
     ...(leakedAt(key)
       ? [["leaked_at", `${leakedAt(key)} (reported public by a secret scanner)`] as [string, string]]
       : []),
+    ["expires_at", expiry(key)],
+    ...("previous_secret_expires_at" in key
+      ? [["old secret", `works until ${String(key.previous_secret_expires_at)}`] as [string, string]]
+      : []),
   ];
   return rows.map(([field, value]) => `${`${field}:`.padEnd(14)}${value}\n`).join("");
 }
@@ -43,6 +53,7 @@ export function formatKeyTable(keys: KeyRecord[]): string {
     key.id,
     key.api_id,
     (key.enabled ? "enabled" : "disabled") + (leakedAt(key) ? ",leaked" : ""),
+    key.expired ? "expired" : key.enabled ? "enabled" : "disabled",
     truncate(printable(key.name), 40),
     truncate(permissionSummary(key), 60),
     key.created_at,

@@ -30,6 +30,8 @@ export interface LatchkeyMetrics {
   recordCacheReads: Counter<"record" | "outcome">;
   /** Keys whose secret a secret scanner reported public, by what was done (`disabled`, `flagged`). */
   leakedKeys: Counter<"action">;
+  /** Keys whose expiry was recorded (once per key, by the node that recorded it). */
+  keysExpired: Counter;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -130,6 +132,11 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
       name: "latchkey_leaked_keys_total",
       help: "Keys whose secret a secret scanner reported public, by what was done (disabled, flagged).",
       labelNames: ["action"],
+      registers,
+    }),
+    keysExpired: new Counter({
+      name: "latchkey_keys_expired_total",
+      help: "Keys that reached their expiry, counted once per key (at its first refused use or by the sweep).",
       registers,
     }),
   };

@@ -21,6 +21,7 @@ export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
     permissions: [...key.permissions],
     all_future_permissions: key.allFuturePermissions,
     ...(key.leakedAt === null ? {} : { leaked_at: iso(key.leakedAt) }),
+    expires_at: iso(key.expiresAt),
   };
 }
 
@@ -30,7 +31,11 @@ export function organizationSnapshot(org: Organization): AuditSnapshot {
 
 /** The operator's overrides as stored; null (or an absent group) means the default. */
 export function limitsSnapshot(limits: OrganizationLimits): AuditSnapshot {
-  return { max_keys: limits.maxKeys, quotas: { ...limits.quotas } };
+  return {
+    max_keys: limits.maxKeys,
+    quotas: { ...limits.quotas },
+    max_key_lifetime_days: limits.maxKeyLifetimeDays ?? null,
+  };
 }
 
 /** The plan as stored; null means the deployment's default. */

@@ -4,6 +4,7 @@ import { newApiId, newKeyId, type SecretHasher } from "../domain/credentials.js"
 import { LatchkeyError, type ValidationIssue } from "../domain/errors.js";
 import { ImportLine, importLineIssues } from "../domain/import-format.js";
 import { DEFAULT_MAX_KEYS, parseKeyConfiguration, withDefaultName } from "../domain/key-configuration.js";
+import { expiryOnCreate, parseRequestedExpiry } from "../domain/key-lifecycle.js";
 import { findTextProblem } from "../domain/text-rules.js";
 import { ajvFor } from "../validation/ajv.js";
 import { describeIssues } from "../validation/issues.js";
@@ -21,7 +22,7 @@ export interface KeyImportDeps {
    * Fields of the format this build cannot store yet: each is validated, then refused with a message
    * naming it, rather than dropped.
    */
-  unsupportedFields?: readonly ("expires_at" | "metadata")[];
+  unsupportedFields?: readonly "metadata"[];
 }
 
 /** One key of the file, as stored (or, in a dry run, as it would be). */
@@ -53,6 +54,7 @@ function parseLine(
   orgId: string,
   deps: KeyImportDeps,
   now: number,
+  maxLifetimeDays: number | null,
 ): ParsedLine | ValidationIssue[] {
   let value: unknown;
   try {
@@ -63,7 +65,7 @@ function parseLine(
   const unstorable = findTextProblem(value);
   if (unstorable) return [problem(line, unstorable)];
   if (!validateLine(value)) return describeIssues(validateLine.errors ?? []).map((i) => problem(line, i));
-  const issues = importLineIssues(value, now);
+  const issues = importLineIssues(value);
   for (const field of deps.unsupportedFields ?? []) {
     if (value[field] !== undefined) {
       issues.push({
@@ -80,14 +82,24 @@ function parseLine(
         "import the plaintext secret, or import before configuring a pepper",
     });
   }
-  let configuration;
-  try {
-    configuration = withDefaultName(parseKeyConfiguration(value), now);
-  } catch (error) {
-    if (!(error instanceof LatchkeyError)) throw error;
-    issues.push(...(error.validationErrors ?? [{ path: "/", message: error.message }]));
+  // The same rules as a create over REST: the configuration, and an expiry in the future within the
+  // organization's longest key lifetime (which also gives a key without one its expiry).
+  const checked = <T>(rule: () => T): T | undefined => {
+    try {
+      return rule();
+    } catch (error) {
+      if (!(error instanceof LatchkeyError)) throw error;
+      issues.push(...(error.validationErrors ?? [{ path: "/", message: error.message }]));
+      return undefined;
+    }
+  };
+  const configuration = checked(() => withDefaultName(parseKeyConfiguration(value), now));
+  const expiresAt = checked(() =>
+    expiryOnCreate(parseRequestedExpiry(value.expires_at, now), now, maxLifetimeDays),
+  );
+  if (issues.length > 0 || !configuration || expiresAt === undefined) {
+    return issues.map((issue) => problem(line, issue));
   }
-  if (issues.length > 0 || !configuration) return issues.map((issue) => problem(line, issue));
   const sha256 = value.secret_sha256?.toLowerCase();
   const record: ApiKeyRecord = {
     ...configuration,
@@ -100,6 +112,9 @@ function parseLine(
     updatedAt: now,
     lastUsedAt: null,
     leakedAt: null,
+    expiresAt,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
   };
   return { line, record };
 }
@@ -158,11 +173,12 @@ export async function importKeys(
     throw new LatchkeyError("not_found", `No organization ${orgId}.`);
   }
   const now = deps.clock.now();
+  const { maxKeyLifetimeDays } = await deps.store.getLimits(orgId);
   const parsed: ParsedLine[] = [];
   const issues: ValidationIssue[] = [];
   text.split("\n").forEach((content, index) => {
     if (content.trim() === "") return;
-    const result = parseLine(content, index + 1, orgId, deps, now);
+    const result = parseLine(content, index + 1, orgId, deps, now, maxKeyLifetimeDays ?? null);
     if (Array.isArray(result)) issues.push(...result);
     else parsed.push(result);
   });

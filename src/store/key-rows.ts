@@ -35,6 +35,10 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
     leakedAt: row.leaked_at == null ? null : Number(row.leaked_at),
     secretScheme: row.secret_scheme === "sha256" ? "sha256" : ("server" satisfies SecretScheme),
+    expiresAt: row.expires_at == null ? null : Number(row.expires_at),
+    previousSecretHash: row.previous_secret_hash ?? null,
+    previousSecretExpiresAt:
+      row.previous_secret_expires_at == null ? null : Number(row.previous_secret_expires_at),
   };
 }
 
@@ -54,5 +58,8 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     last_used_at: key.lastUsedAt,
     leaked_at: key.leakedAt,
     secret_scheme: key.secretScheme,
+    expires_at: key.expiresAt,
+    previous_secret_hash: key.previousSecretHash,
+    previous_secret_expires_at: key.previousSecretExpiresAt,
   };
 }

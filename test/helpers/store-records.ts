@@ -26,6 +26,9 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     updatedAt: T0,
     lastUsedAt: null,
     leakedAt: null,
+    expiresAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
     ...overrides,
   };
 }

@@ -227,6 +227,8 @@ describe("the created record", () => {
         "updated_at",
         "last_used_at",
         "leaked_at",
+        "expires_at",
+        "expired",
       ].sort(),
     );
     expect(body).toMatchObject({

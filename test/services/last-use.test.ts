@@ -43,6 +43,9 @@ function key(id: string, lastUsedAt: number | null = null): ApiKeyRecord {
     updatedAt: 0,
     lastUsedAt,
     leakedAt: null,
+    expiresAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
   };
 }
 

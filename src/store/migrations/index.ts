@@ -5,6 +5,7 @@ import { resources } from "./003-resources.js";
 import { audit } from "./004-audit.js";
 import { idempotency } from "./005-idempotency.js";
 import { organizationNames } from "./006-organization-names.js";
+import { keyExpiry } from "./007-key-expiry.js";
 import { leaksAndImports } from "./009-leaks-and-imports.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   "004-audit": audit,
   "005-idempotency": idempotency,
   "006-organization-names": organizationNames,
+  "007-key-expiry": keyExpiry,
   "009-leaks-and-imports": leaksAndImports,
 };
 
