@@ -52,8 +52,7 @@ export function formatKeyTable(keys: KeyRecord[]): string {
   const rows = keys.map((key) => [
     key.id,
     key.api_id,
-    (key.enabled ? "enabled" : "disabled") + (leakedAt(key) ? ",leaked" : ""),
-    key.expired ? "expired" : key.enabled ? "enabled" : "disabled",
+    (key.expired ? "expired" : key.enabled ? "enabled" : "disabled") + (leakedAt(key) ? ",leaked" : ""),
     truncate(printable(key.name), 40),
     truncate(permissionSummary(key), 60),
     key.created_at,
