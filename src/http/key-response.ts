@@ -23,6 +23,8 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
     created_at: new Date(key.createdAt).toISOString(),
     updated_at: new Date(key.updatedAt).toISOString(),
     last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
+    allowed_cidrs: key.allowedCidrs === null ? null : [...key.allowedCidrs],
+    metadata: key.metadata === null ? null : { ...key.metadata },
   };
   if (Object.isFrozen(key)) responsesOfFrozen.set(key, Object.freeze(response));
   return response;

@@ -1,6 +1,8 @@
 import { type Static, Type } from "typebox";
 import { ERROR_STATUS, type ErrorCode } from "../domain/errors.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../domain/key-configuration.js";
+import { MAX_METADATA_MEMBERS, MAX_METADATA_VALUE_LENGTH } from "../domain/key-metadata.js";
+import { MAX_ALLOWED_CIDRS } from "../domain/networks.js";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { errorExample } from "./error-examples.js";
 
@@ -29,6 +31,31 @@ const PermissionName = Type.String({
   examples: ["api_keys:read"],
 });
 
+/**
+ * latchkey's own members of create and update. Unlike the spec's, an update that omits them keeps
+ * them, and null clears them; the domain (networks-and-metadata.ts) checks each CIDR and member name.
+ */
+const AllowedCidrs = Type.Unsafe<string[] | null>({
+  type: ["array", "null"],
+  items: { type: "string", maxLength: 100 },
+  maxItems: MAX_ALLOWED_CIDRS,
+  description:
+    `Networks the key may be used from: up to ${MAX_ALLOWED_CIDRS} IPv4 or IPv6 CIDRs; null: any address. ` +
+    "Omitted on update: kept. A request from elsewhere is `403 ip_not_allowed`.",
+  examples: [["203.0.113.0/24", "2001:db8::/32"]],
+});
+
+const Metadata = Type.Unsafe<Record<string, string> | null>({
+  type: ["object", "null"],
+  maxProperties: MAX_METADATA_MEMBERS,
+  additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+  description:
+    `Up to ${MAX_METADATA_MEMBERS} string members (names of 1 to 40 letters, digits, '_', '.' or '-'; ` +
+    `values up to ${MAX_METADATA_VALUE_LENGTH} characters), searched with \`metadata[<name>]=<value>\`. ` +
+    "null clears; omitted on update: kept.",
+  examples: [{ team: "billing", env: "production" }],
+});
+
 export const KeyConfigurationBody = Type.Object(
   {
     name: Type.Optional(
@@ -48,6 +75,8 @@ export const KeyConfigurationBody = Type.Object(
     all_future_permissions: Type.Optional(
       Type.Boolean({ description: "The key gets every current and future permission. Default `false`." }),
     ),
+    allowed_cidrs: Type.Optional(AllowedCidrs),
+    metadata: Type.Optional(Metadata),
   },
   {
     ...named("ApiKeyRequest", "The full configuration of a key (create and update)."),
@@ -80,6 +109,8 @@ const keyRecordExample = {
   created_at: "2026-11-22T11:36:56.123Z",
   updated_at: "2026-11-22T11:36:56.123Z",
   last_used_at: "2026-11-22T12:05:00.000Z",
+  allowed_cidrs: null,
+  metadata: { team: "rendering" },
 };
 
 export const KeyRecord = Type.Object(
@@ -96,6 +127,12 @@ export const KeyRecord = Type.Object(
     last_used_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description:
         "Last successful authentication, approximate to the minute (written at most once a minute); null until first use.",
+    }),
+    allowed_cidrs: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: "Networks (CIDRs) the key may be used from; null: any address.",
+    }),
+    metadata: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+      description: "The key's metadata members; null: none.",
     }),
   },
   { ...named("ApiKeyRecord", "A key, without its secret."), examples: [keyRecordExample] },
@@ -120,6 +157,9 @@ export const KeyIdParams = Type.Object({
   }),
 });
 
+/** A list filter's query member: `metadata[team]`; the name is group 1. */
+export const METADATA_FILTER = /^metadata\[([A-Za-z0-9_.-]{1,40})\]$/;
+
 export const ListKeysQuery = Type.Object(
   {
     count: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Page size." }),
@@ -130,8 +170,21 @@ export const ListKeysQuery = Type.Object(
     with_permission: Type.Optional(
       Type.Array(Type.String(), { description: "Repeat once per permission; keys must allow all of them." }),
     ),
+    name_prefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_NAME_LENGTH,
+        description: "Only keys whose name starts with this text (case-sensitive).",
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // `metadata[<name>]=<value>`, once per member name: keys must hold every one given.
+    patternProperties: {
+      [METADATA_FILTER.source]: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+    },
+  },
 );
 export type ListKeysQuery = Static<typeof ListKeysQuery>;
 

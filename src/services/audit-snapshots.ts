@@ -20,6 +20,8 @@ export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
     enabled: key.enabled,
     permissions: [...key.permissions],
     all_future_permissions: key.allFuturePermissions,
+    allowed_cidrs: key.allowedCidrs === null ? null : [...key.allowedCidrs],
+    metadata: key.metadata === null ? null : { ...key.metadata },
   };
 }
 

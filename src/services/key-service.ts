@@ -10,6 +10,10 @@ import {
   parseKeyConfiguration,
   withDefaultName,
 } from "../domain/key-configuration.js";
+import {
+  type NetworksAndMetadataInput,
+  parseNetworksAndMetadata,
+} from "../domain/networks-and-metadata.js";
 import type { Grant, Permission } from "../domain/permissions.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { keySnapshot } from "./audit-snapshots.js";
@@ -35,7 +39,14 @@ export interface ListKeysRequest {
   pageStart?: string | undefined;
   includeDisabled: boolean;
   withPermission: readonly Permission[];
+  /** `metadata[<name>]=<value>` filters: keys must hold every one of these members. */
+  withMetadata?: Readonly<Record<string, string>> | undefined;
+  /** `name_prefix`: keys whose name starts with this text. */
+  namePrefix?: string | undefined;
 }
+
+/** The body of create and update: the spec's configuration and latchkey's own members. */
+export type KeyInput = KeyConfigurationInput & NetworksAndMetadataInput;
 
 export interface KeyPage {
   keys: ApiKeyRecord[];
@@ -51,15 +62,18 @@ export interface KeyService {
   /** Creates a key; the secret is returned here and never again. */
   create(
     caller: Caller,
-    input: KeyConfigurationInput,
+    input: KeyInput,
     /** The first response of a create sent with an `Idempotency-Key`, committed with the key. */
     respond?: (created: { key: ApiKeyRecord; secret: string }) => IdempotentResponse,
   ): Promise<{ key: ApiKeyRecord; secret: string }>;
   list(caller: Caller, request: ListKeysRequest): Promise<KeyPage>;
   /** `seenVersion`: the organization's record version this request's decision observed (KeyStore.findKey). */
   get(caller: Caller, id: string, seenVersion?: number): Promise<ApiKeyRecord>;
-  /** Replaces the whole configuration; the secret is neither rotated nor returned. */
-  update(caller: Caller, id: string, input: KeyConfigurationInput): Promise<ApiKeyRecord>;
+  /**
+   * Replaces the spec's configuration; latchkey's own members (`allowed_cidrs`, `metadata`) change only
+   * when given. The secret is neither rotated nor returned.
+   */
+  update(caller: Caller, id: string, input: KeyInput): Promise<ApiKeyRecord>;
   /** Disables the key; repeating it succeeds. Keys are never removed. */
   disable(caller: Caller, id: string): Promise<void>;
 }
@@ -101,6 +115,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       assertStorableText(input);
       const now = clock.now();
       const configuration = withDefaultName(parseKeyConfiguration(input), now);
+      const own = parseNetworksAndMetadata(input);
       assertCanCreate(caller, configuration);
       const secret = newSecret();
       const key: ApiKeyRecord = {
@@ -112,6 +127,8 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         createdAt: now,
         updatedAt: now,
         lastUsedAt: null,
+        allowedCidrs: own.allowedCidrs ?? null,
+        metadata: own.metadata ?? null,
       };
       const result = await store.insertKey(
         key,
@@ -136,6 +153,8 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         after,
         includeDisabled: request.includeDisabled,
         withPermissions: request.withPermission,
+        withMetadata: request.withMetadata,
+        namePrefix: request.namePrefix,
       });
       const keys = rows.slice(0, request.count);
       const last = keys[keys.length - 1];
@@ -153,11 +172,13 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       // unknown id.
       assertStorableText(input);
       const requested = parseKeyConfiguration(input);
+      const own = parseNetworksAndMetadata(input);
       return change(caller, id, "api_key.update", (current) => {
         assertCanUpdate(caller, current, requested);
         return {
           ...current,
           ...withDefaultName(requested, current.createdAt),
+          ...own,
           updatedAt: Math.max(clock.now(), current.updatedAt),
         };
       });

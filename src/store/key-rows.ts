@@ -32,6 +32,8 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     updatedAt: Number(row.updated_at),
     // `== null`: a read that selects only some columns leaves it undefined, which means "unknown", not NaN.
     lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
+    allowedCidrs: row.allowed_cidrs == null ? null : (JSON.parse(row.allowed_cidrs) as string[]),
+    metadata: row.metadata == null ? null : (JSON.parse(row.metadata) as Record<string, string>),
   };
 }
 
@@ -49,5 +51,7 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     created_at: key.createdAt,
     updated_at: key.updatedAt,
     last_used_at: key.lastUsedAt,
+    allowed_cidrs: key.allowedCidrs === null ? null : JSON.stringify(key.allowedCidrs),
+    metadata: key.metadata === null ? null : JSON.stringify(key.metadata),
   };
 }

@@ -1,6 +1,7 @@
 import type { IdempotentResponse } from "./idempotency-store.js";
 import type { AuditOf } from "../domain/audit.js";
 import type { KeyConfiguration } from "../domain/key-configuration.js";
+import type { KeyMetadata } from "../domain/key-metadata.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
 
 /** An API key as stored: its configuration plus identity, secret hash and times. */
@@ -19,6 +20,10 @@ export interface ApiKeyRecord extends KeyConfiguration {
   updatedAt: number;
   /** Epoch milliseconds of the last successful authentication, approximate to the minute; null until then. */
   lastUsedAt: number | null;
+  /** Networks (CIDRs) the key may be used from; null: any address. */
+  allowedCidrs: readonly string[] | null;
+  /** String members the key is searched by (`metadata[<name>]=<value>`); null: none. */
+  metadata: KeyMetadata | null;
 }
 
 /** Which key a last-use write is for: the id it updates, and what a cache finds the key under. */
@@ -64,6 +69,10 @@ export interface ListKeysQuery {
   includeDisabled: boolean;
   /** Keys must allow every one of these (all-future keys always do). */
   withPermissions: readonly string[];
+  /** Keys must hold every one of these metadata members, with exactly these values. */
+  withMetadata?: Readonly<Record<string, string>> | undefined;
+  /** Keys' names must start with this text (compared character by character, case-sensitive). */
+  namePrefix?: string | undefined;
 }
 
 /** The outcome of an insert that must respect the organization's key quota. */

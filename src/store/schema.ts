@@ -39,6 +39,21 @@ export interface ApiKeysTable {
   updated_at: number;
   /** Epoch milliseconds of the last successful authentication (to the minute); null until then. */
   last_used_at: number | null;
+  /** JSON array of CIDRs the key may be used from (migration 008); null: any address. */
+  allowed_cidrs: string | null;
+  /** JSON object of the key's metadata, read with the record (migration 008); null: none. */
+  metadata: string | null;
+}
+
+/**
+ * One metadata member of one key (migration 008): the searchable copy of `api_keys.metadata`, written
+ * in the same transaction, so that `metadata[<name>]=<value>` is an index lookup on both databases.
+ */
+export interface KeyMetadataTable {
+  key_id: string;
+  org_id: string;
+  name: string;
+  value: string;
 }
 
 export interface RateLimitOverridesTable {
@@ -134,6 +149,7 @@ export interface IdempotencyKeysTable {
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
+  key_metadata: KeyMetadataTable;
   rate_limit_overrides: RateLimitOverridesTable;
   service_tokens: ServiceTokensTable;
   credit_periods: CreditPeriodsTable;

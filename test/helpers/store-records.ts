@@ -24,6 +24,8 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     createdAt: T0,
     updatedAt: T0,
     lastUsedAt: null,
+    allowedCidrs: null,
+    metadata: null,
     ...overrides,
   };
 }
