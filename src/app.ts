@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
+import { blockListOf } from "./domain/networks.js";
 import { registerAccessLog, registerRequestReceivedLog } from "./http/access-log.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
@@ -185,6 +186,7 @@ export async function createServices(
       lastUse,
       ...(coherence.callers ? { callers: coherence.callers } : {}),
       refusals: createRefusedCredentials({ log, now: () => clock.now() }),
+      trustedProxies: config.trustedProxies.length > 0 ? blockListOf(config.trustedProxies) : undefined,
     }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),

@@ -20,9 +20,7 @@ function codePointLength(text: string): number {
 export function metadataIssues(metadata: Record<string, unknown>, path = "/metadata"): ValidationIssue[] {
   const names = Object.keys(metadata);
   if (names.length > MAX_METADATA_MEMBERS) {
-    return [
-      { path, message: `must have at most ${MAX_METADATA_MEMBERS} members (it has ${names.length})` },
-    ];
+    return [{ path, message: `must have at most ${MAX_METADATA_MEMBERS} members (it has ${names.length})` }];
   }
   const issues: ValidationIssue[] = [];
   for (const name of names) {

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import type { ValidationIssue } from "./errors.js";
+import { LatchkeyError, type ValidationIssue } from "./errors.js";
 
 /** Networks one key may list in `allowed_cidrs`. */
 export const MAX_ALLOWED_CIDRS = 50;
@@ -70,4 +70,17 @@ export function networksAllow(cidrs: readonly string[], address: string | undefi
     listsOf.set(cidrs, list);
   }
   return list.check(address, family === 4 ? "ipv4" : "ipv6");
+}
+
+/**
+ * `403 ip_not_allowed`, naming the address seen (the caller's own, which it may know anyway) or why
+ * none is known; never the key's networks, which are its owner's business.
+ */
+export function ipNotAllowed(address: string | undefined, missing: string): LatchkeyError {
+  return new LatchkeyError(
+    "ip_not_allowed",
+    address === undefined
+      ? `This key may be used only from its allowed networks, and no client address is known: ${missing}.`
+      : `This key may not be used from ${address}: the address is outside the key's allowed networks.`,
+  );
 }

@@ -10,10 +10,7 @@ import {
   parseKeyConfiguration,
   withDefaultName,
 } from "../domain/key-configuration.js";
-import {
-  type NetworksAndMetadataInput,
-  parseNetworksAndMetadata,
-} from "../domain/networks-and-metadata.js";
+import { type NetworksAndMetadataInput, parseNetworksAndMetadata } from "../domain/networks-and-metadata.js";
 import type { Grant, Permission } from "../domain/permissions.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { keySnapshot } from "./audit-snapshots.js";
