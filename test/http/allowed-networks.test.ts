@@ -1,7 +1,10 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { KeyInput } from "../../src/services/key-service.js";
 import { basicAuth, ownerApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { platformApp } from "../helpers/platform.js";
+import { tempDir } from "../helpers/processes.js";
 
 /** allowed_cidrs (docs/keys.md "Allowed networks"): who may use a key, from where, on every surface. */
 
@@ -81,6 +84,26 @@ describe("REST: the socket peer", () => {
     const key = await keyWith(testApp, owner, { allowed_cidrs: ["203.0.113.0/24"] });
     const wrong = { ...key, headers: basicAuth(key.apiId, `${key.secret.slice(0, -1)}x`) };
     expect((await listFrom(testApp, wrong, "198.51.100.23")).statusCode).toBe(401);
+  });
+});
+
+test("MCP: a key from elsewhere is refused before any MCP message is read", async () => {
+  const { testApp, owner } = await ownerApp();
+  const address = await testApp.app.listen({ port: 0, host: "127.0.0.1" });
+  const outside = await keyWith(testApp, owner, { allowed_cidrs: ["10.0.0.0/8"] });
+  const response = await fetch(`${address}/mcp`, {
+    method: "POST",
+    headers: {
+      ...outside.headers,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: "{not json",
+  });
+  expect(response.status).toBe(403);
+  expect(await response.json()).toMatchObject({
+    code: "ip_not_allowed",
+    message: expect.stringContaining("127.0.0.1"),
   });
 });
 
@@ -166,6 +189,56 @@ describe("POST /v1/authorize: client_ip", () => {
       });
     },
   );
+});
+
+describe("forward-auth: the gateway's X-Forwarded-For", () => {
+  async function gateway(env: Record<string, string> = {}) {
+    const routes = join(tempDir(), "routes.json");
+    writeFileSync(routes, JSON.stringify([{ path: "/v1/**", permission: "images:read" }]));
+    const platform = await platformApp({ env: { LATCHKEY_ROUTES: routes, ...env } });
+    const key = await keyWith(platform.testApp, platform.owner, { allowed_cidrs: ["203.0.113.0/24"] });
+    const forward = (headers: Record<string, string>) =>
+      platform.testApp.app.inject({
+        method: "GET",
+        url: "/v1/forward-auth",
+        // The gateway is the socket peer; its own address is never the client's.
+        remoteAddress: "203.0.113.1",
+        headers: {
+          "x-latchkey-service-token": platform.serviceToken,
+          "x-forwarded-method": "GET",
+          "x-forwarded-uri": "/v1/images",
+          ...key.headers,
+          ...headers,
+        },
+      });
+    return forward;
+  }
+
+  test("the right-most hop is the address the gateway saw", async () => {
+    const forward = await gateway();
+    expect((await forward({ "x-forwarded-for": "203.0.113.7" })).statusCode).toBe(200);
+    const refused = await forward({ "x-forwarded-for": "203.0.113.7, 198.51.100.23" });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({
+      code: "ip_not_allowed",
+      message: expect.stringContaining("198.51.100.23"),
+    });
+  });
+
+  test("hops of LATCHKEY_TRUSTED_PROXIES in front of the gateway are skipped", async () => {
+    const forward = await gateway({ LATCHKEY_TRUSTED_PROXIES: "10.0.0.0/8" });
+    expect((await forward({ "x-forwarded-for": "203.0.113.7, 10.0.0.9" })).statusCode).toBe(200);
+  });
+
+  test("a gateway that sends no X-Forwarded-For gets the key refused, saying so", async () => {
+    const forward = await gateway();
+    const refused = await forward({});
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({
+      code: "ip_not_allowed",
+      message: expect.stringContaining("X-Forwarded-For"),
+    });
+  });
 });
 
 describe("create and update", () => {
