@@ -182,7 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const badProxy = trustedProxies.map(cidrProblem).find((problem) => problem !== undefined);
   if (badProxy) {
     throw new Error(
-      `Invalid configuration: LATCHKEY_TRUSTED_PROXIES has ${badProxy}; use CIDRs separated by commas`,
+      `Invalid configuration: LATCHKEY_TRUSTED_PROXIES: ${badProxy}; use CIDRs separated by commas`,
     );
   }
   return Object.freeze({

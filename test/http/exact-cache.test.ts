@@ -137,12 +137,14 @@ test("a cached key's read is served as the route's JSON, the same each time, wit
     expect(Object.keys(response.json()).sort()).toEqual(
       [
         "all_future_permissions",
+        "allowed_cidrs",
         "api_id",
         "created_at",
         "description",
         "enabled",
         "id",
         "last_used_at",
+        "metadata",
         "name",
         "permissions",
         "updated_at",
