@@ -160,6 +160,28 @@ export const KeyIdParams = Type.Object({
 /** A list filter's query member: `metadata[team]`; the name is group 1. */
 export const METADATA_FILTER = /^metadata\[([A-Za-z0-9_.-]{1,40})\]$/;
 
+/**
+ * The OpenAPI description of the `metadata[<name>]=<value>` filters, which a query-string schema's
+ * properties cannot express (their names vary): one `deepObject` parameter, added to the list
+ * operation by openapi.ts.
+ */
+export const METADATA_FILTER_PARAMETER = {
+  name: "metadata",
+  in: "query",
+  required: false,
+  style: "deepObject",
+  explode: true,
+  description:
+    "`metadata[<name>]=<value>`, once per member name: only keys holding every one of these members, with " +
+    "exactly these values.",
+  schema: {
+    type: "object",
+    maxProperties: MAX_METADATA_MEMBERS,
+    additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+    examples: [{ team: "billing" }],
+  },
+} as const;
+
 export const ListKeysQuery = Type.Object(
   {
     count: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Page size." }),
