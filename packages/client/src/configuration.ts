@@ -10,7 +10,8 @@ import type { KeyConfiguration, KeyRecord } from "./types.js";
  * ```
  *
  * An all-future key is resent as `permissions: []` with `all_future_permissions: true` (its record lists
- * the whole catalogue, which the server would refuse beside the flag).
+ * the whole catalogue, which the server would refuse beside the flag). Its networks and metadata come
+ * along, so that a key created from this one (a rotation) is limited and found like it.
  */
 export function configurationOf(key: KeyRecord): Required<KeyConfiguration> {
   return {
@@ -19,5 +20,7 @@ export function configurationOf(key: KeyRecord): Required<KeyConfiguration> {
     disabled: !key.enabled,
     permissions: key.all_future_permissions ? [] : [...key.permissions],
     all_future_permissions: key.all_future_permissions,
+    allowed_cidrs: key.allowed_cidrs === null ? null : [...key.allowed_cidrs],
+    metadata: key.metadata === null ? null : { ...key.metadata },
   };
 }

@@ -45,6 +45,18 @@ export interface KeyConfiguration {
   permissions: Permission[];
   /** The key gets every current and future permission. Default `false`. */
   all_future_permissions?: boolean;
+  /**
+   * Networks the key may be used from: up to 50 IPv4 or IPv6 CIDRs (`203.0.113.0/24`); null allows any
+   * address. Unlike the members above, an update that omits it keeps it. From elsewhere, the key is
+   * refused with `403 ip_not_allowed`.
+   */
+  allowed_cidrs?: string[] | null;
+  /**
+   * Up to 20 string members to find the key by (`list({ metadata: { team: "billing" } })`): names of 1
+   * to 40 letters, digits, `_`, `.` or `-`, values up to 500 characters. Null clears it; an update that
+   * omits it keeps it.
+   */
+  metadata?: Record<string, string> | null;
 }
 
 /** A key as the server returns it from retrieve, list and update: never with its secret. */
@@ -69,6 +81,10 @@ export interface KeyRecord {
   updated_at: string;
   /** Last successful authentication, RFC 3339 UTC, approximate to the minute; null until first use. */
   last_used_at: string | null;
+  /** Networks (CIDRs) the key may be used from; null: any address. */
+  allowed_cidrs: string[] | null;
+  /** The key's metadata members; null: none. */
+  metadata: Record<string, string> | null;
 }
 
 /** A key as returned by create (and by rotate): the only time its secret is ever shown. */
@@ -98,6 +114,10 @@ export interface ListKeysOptions {
   withPermission?: Permission[];
   /** `pagination.next_page_start` of the previous page; omitted for the first page. */
   pageStart?: string;
+  /** Only keys holding every one of these metadata members, with exactly these values. */
+  metadata?: Record<string, string>;
+  /** Only keys whose name starts with this text (case-sensitive). */
+  namePrefix?: string;
 }
 
 /** The body of every error the server sends (docs/troubleshooting.md). */
@@ -130,6 +150,11 @@ export interface AuthorizeRequest {
   group?: string;
   /** Image credits the operation consumes: a whole number from 1 to 1,000,000. */
   credits?: number;
+  /**
+   * The address the caller connected from (IPv4 or IPv6, no port). Required for keys with
+   * `allowed_cidrs`, which are refused with `403 ip_not_allowed` without it.
+   */
+  client_ip?: string;
   /**
    * `mcp` when the decision will be relayed as an MCP tool error: it then carries no rate-limit
    * headers. Default `rest`.
