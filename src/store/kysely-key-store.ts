@@ -1,7 +1,12 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { LatchkeyError } from "../domain/errors.js";
 import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
-import { listFilterConditions } from "./key-list-filters.js";
+import {
+  filtersMetadata,
+  isNarrowPrefix,
+  listKeysByMetadata,
+  namePrefixConditions,
+} from "./key-list-filters.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
 import type { ApiKeyRecord, KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
@@ -38,7 +43,15 @@ async function writeMetadata(db: Kysely<Database>, key: ApiKeyRecord, replace: b
   if (members.length === 0) return;
   await db
     .insertInto("key_metadata")
-    .values(members.map(([name, value]) => ({ key_id: key.id, org_id: key.orgId, name, value })))
+    .values(
+      members.map(([name, value]) => ({
+        key_id: key.id,
+        org_id: key.orgId,
+        name,
+        value,
+        created_at: key.createdAt,
+      })),
+    )
     .execute();
 }
 
@@ -200,6 +213,8 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
     findKey: (orgId, id) => selectKey(keyByIdInOrg, [id, orgId]),
 
     async listKeys(orgId, query) {
+      if (filtersMetadata(query))
+        return (await listKeysByMetadata(db, orgId, query, postgres)).map(rowToRecord);
       let select = db.selectFrom("api_keys").selectAll().where("org_id", "=", orgId);
       if (!query.includeDisabled) select = select.where("enabled", "=", 1);
       if (query.withPermissions.length > 0) {
@@ -214,8 +229,12 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
           ]),
         );
       }
-      const filters = (query.withMetadata && Object.keys(query.withMetadata).length > 0) || query.namePrefix;
-      if (filters) select = select.where((eb) => eb.and(listFilterConditions(eb, orgId, query, postgres)));
+      if (query.namePrefix) {
+        const useIndex = postgres || (await isNarrowPrefix(db, orgId, query.namePrefix));
+        for (const condition of namePrefixConditions(query.namePrefix, postgres, useIndex)) {
+          select = select.where(condition);
+        }
+      }
       const after = query.after;
       if (after) {
         select = select.where((eb) =>

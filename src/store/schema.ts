@@ -54,6 +54,8 @@ export interface KeyMetadataTable {
   org_id: string;
   name: string;
   value: string;
+  /** The key's `created_at` (which never changes), so the index keeps the list's order. */
+  created_at: number;
 }
 
 export interface RateLimitOverridesTable {

@@ -8,7 +8,7 @@ async function storeWithKeys(open: OpenStore, keys: (orgId: string) => ApiKeyRec
   const org = newOrganization();
   await store.createOrganization(org);
   const inserted = keys(org.id);
-  for (const key of inserted) await store.insertKey(key, 1000);
+  for (const key of inserted) await store.insertKey(key, 100_000);
   return { store, org, keys: inserted };
 }
 
@@ -110,5 +110,27 @@ export function keySearchContract(open: OpenStore): void {
     expect(
       await names(store, org.id, { withMetadata: { env: "prod" }, withPermissions: ["images:create"] }),
     ).toEqual(["web-06", "cli-03", "web-00"]);
+  });
+
+  test("a name prefix most keys share is paged newest first like a narrow one", async () => {
+    // Past 1,000 matches the list walks the keys newest first instead of the name index.
+    const { store, org } = await storeWithKeys(open, (orgId) =>
+      Array.from({ length: 1010 }, (_, i) =>
+        newKey(orgId, {
+          name: `${i % 101 === 0 ? "b" : "a"}-${String(i).padStart(4, "0")}`,
+          createdAt: T0 + i,
+        }),
+      ),
+    );
+    const broad = await store.listKeys(org.id, page({ namePrefix: "a-", limit: 3 }));
+    expect(broad.map((key) => key.name)).toEqual(["a-1009", "a-1008", "a-1007"]);
+    const last = broad[2] as ApiKeyRecord;
+    const next = await store.listKeys(
+      org.id,
+      page({ namePrefix: "a-", limit: 3, after: { createdAt: last.createdAt, id: last.id } }),
+    );
+    expect(next.map((key) => key.name)).toEqual(["a-1006", "a-1005", "a-1004"]);
+    const narrow = await names(store, org.id, { namePrefix: "b-", limit: 3 });
+    expect(narrow).toEqual(["b-0909", "b-0808", "b-0707"]);
   });
 }
