@@ -107,6 +107,35 @@ test("MCP: a key from elsewhere is refused before any MCP message is read", asyn
   });
 });
 
+describe("the key's networks in the order of checks", () => {
+  test("a key from outside that also lacks the permission is 403 ip_not_allowed", async () => {
+    const { testApp, owner } = await ownerApp();
+    const key = await keyWith(testApp, owner, {
+      all_future_permissions: false,
+      permissions: ["usage:read"],
+      allowed_cidrs: ["203.0.113.0/24"],
+    });
+    const response = await listFrom(testApp, key, "198.51.100.23");
+    expect(response.json().code).toBe("ip_not_allowed");
+  });
+
+  test("a refusal from outside takes no slot of the organization's rate limit", async () => {
+    const { testApp, owner } = await ownerApp();
+    const key = await keyWith(testApp, owner, { allowed_cidrs: ["203.0.113.0/24"] });
+    const remaining = async () => {
+      const response = await listFrom(testApp, owner, "198.51.100.23");
+      const value = /r=(\d+)/.exec(String(response.headers.ratelimit))?.[1];
+      expect(value).toBeDefined();
+      return Number(value);
+    };
+    const before = await remaining();
+    const refused = await listFrom(testApp, key, "198.51.100.23");
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers.ratelimit).toBeUndefined();
+    expect(await remaining()).toBe(before - 1);
+  });
+});
+
 describe("REST: LATCHKEY_TRUSTED_PROXIES", () => {
   const env = { LATCHKEY_TRUSTED_PROXIES: "10.0.0.0/8, fd00::/8" };
 
