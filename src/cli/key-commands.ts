@@ -9,6 +9,7 @@ import {
   updatedConfiguration,
 } from "./keys-flags.js";
 import { formatKey, formatKeyTable, printJson } from "./keys-output.js";
+import { parseOverlap, rollCommand } from "./keys-roll.js";
 import { rotateCommand } from "./keys-rotate.js";
 import { idOf, parsePageSize } from "./parse.js";
 
@@ -103,6 +104,7 @@ export function registerKeyCommands(program: Command): void {
     .option("--disabled", "create it disabled")
     .option("--allowed-cidr <cidr>", "a network the key may be used from (repeatable; default any)", collect)
     .option("--metadata <name=value>", "a metadata member (repeatable)", collect)
+    .option("--expires-at <time>", "when the key stops working, RFC 3339 (e.g. 2027-01-31T00:00:00Z)")
     .option("--json", "print the record, secret included, as JSON")
     .action(
       action(async (flags: ConnectionFlags & JsonFlag & CreateFlags) => {
@@ -129,6 +131,7 @@ export function registerKeyCommands(program: Command): void {
     .option("--any-address", "let the key be used from any address again")
     .option("--metadata <name=value>", "set a metadata member, keeping the others (repeatable)", collect)
     .option("--remove-metadata <name>", "remove a metadata member (repeatable)", collect)
+    .option("--expires-at <time>", "bring the expiry forward (RFC 3339); it can never move later")
     .option("--json", "print the updated record as JSON")
     .addHelpText("after", UPDATE_HELP)
     .action(
@@ -166,10 +169,29 @@ export function registerKeyCommands(program: Command): void {
     )
     .option("--out <file>", "write the new credentials to this new file (mode 0600) instead of stdout")
     .option(
+      "--overlap <seconds>",
+      "rotate by roll instead: same key, new secret, the old one working this long (0 to 604800)",
+      parseOverlap,
+    )
+    .option(
       "--verify-command <cmd>",
       "shell command that switches your application and checks it (gets LATCHKEY_NEW_API_ID, " +
         "LATCHKEY_NEW_API_KEY, ...); the old key is disabled only if it exits 0",
     )
     .option("--json", "print the new record as JSON (without the secret when --out is given)")
     .action(action(rotateCommand));
+
+  withConnectionOptions(keys.command("roll").argument("<id>", "the key to roll (key_...)", KEY_ID))
+    .description(
+      "Give a key a new secret (same id and api_id) and print it, once; the old secret keeps working " +
+        "for --overlap seconds.",
+    )
+    .option(
+      "--overlap <seconds>",
+      "how long the old secret keeps working, 0 to 604800 (default 0)",
+      parseOverlap,
+    )
+    .option("--out <file>", "write the new credentials to this new file (mode 0600) instead of stdout")
+    .option("--json", "print the record as JSON (without the secret when --out is given)")
+    .action(action(rollCommand));
 }

@@ -12,6 +12,8 @@ export interface CreateFlags {
   allowedCidr?: string[];
   /** `--metadata name=value`, repeatable. */
   metadata?: string[];
+  /** RFC 3339 expiry. */
+  expiresAt?: string;
 }
 
 /** Flags of `keys update`; every one is optional and only the given ones change anything. */
@@ -33,6 +35,8 @@ export interface UpdateFlags {
   metadata?: string[];
   /** `--remove-metadata name`, repeatable. */
   removeMetadata?: string[];
+  /** Brings the expiry forward (RFC 3339). */
+  expiresAt?: string;
 }
 
 /** `--metadata team=billing` (repeatable) as an object; the server checks names and values. */
@@ -65,6 +69,7 @@ export function createConfiguration(flags: CreateFlags): KeyConfiguration {
     all_future_permissions: flags.allFuture ?? false,
     ...(flags.allowedCidr !== undefined ? { allowed_cidrs: flags.allowedCidr } : {}),
     ...(flags.metadata !== undefined ? { metadata: metadataFlags(flags.metadata) } : {}),
+    ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
   };
 }
 
@@ -108,6 +113,7 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     flags.anyAddress,
     flags.metadata,
     flags.removeMetadata,
+    flags.expiresAt,
   ];
   if (!touchesPermissions && changes.every((value) => value === undefined)) {
     throw new UsageError("Nothing to change: give at least one flag (see `latchkey keys update --help`).");
@@ -130,5 +136,7 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     permissions: allFuture ? [] : [...new Set(listed)].filter((name) => !removed.has(name)),
     all_future_permissions: allFuture,
     ...networksAndMetadataOf(current, flags),
+    // Omitted, the server keeps the expiry; given, it may only come forward.
+    ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
   };
 }

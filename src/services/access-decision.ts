@@ -1,6 +1,7 @@
 import type { BlockList } from "node:net";
 import { clientAddress, type ClientOrigin } from "../domain/client-address.js";
 import type { SecretHasher } from "../domain/credentials.js";
+import { isExpired, secretWorks } from "../domain/key-lifecycle.js";
 import { LatchkeyError } from "../domain/errors.js";
 import { ipNotAllowed, networksAllow } from "../domain/networks.js";
 import { grantAllows, type Permission } from "../domain/permissions.js";
@@ -76,6 +77,10 @@ export interface AccessControlDeps {
   refusals?: RefusedCredentials;
   /** Proxies whose `X-Forwarded-For` is believed (LATCHKEY_TRUSTED_PROXIES); absent: none. */
   trustedProxies?: BlockList | undefined;
+  /** The time of each decision (expiry, a rolled secret's overlap); the system clock when absent. */
+  now?: () => number;
+  /** Told of keys refused because they expired, to record it once (services/expiry-recorder.ts). */
+  onExpired?: (key: ApiKeyRecord) => void;
 }
 
 /** The limiter found the cached key's record version outdated: decide again on the database's key. */
@@ -91,6 +96,7 @@ const STALE = Symbol("stale");
  */
 export function createAccessControl(deps: AccessControlDeps): AccessControl {
   const { keys, hasher, rateLimit, plans, credits: ledger } = deps;
+  const now = deps.now ?? Date.now;
 
   /** Whether the key may be used from where the request came (always, for a key without networks). */
   const fromAllowedNetwork = (key: ApiKeyRecord, client: ClientOrigin | undefined) =>
@@ -102,7 +108,10 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     client?: ClientOrigin,
   ): Promise<ApiKeyRecord | LatchkeyError> {
     try {
-      const caller = await authenticate(authorization ?? undefined, keys, hasher);
+      const caller = await authenticate(authorization ?? undefined, keys, hasher, {
+        now: now(),
+        onExpired: deps.onExpired,
+      });
       if (!fromAllowedNetwork(caller, client)) {
         const seen = client && clientAddress(client, deps.trustedProxies);
         return ipNotAllowed(seen, client?.missing ?? "the request came from no known address");
@@ -201,9 +210,16 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     const entry = credentials && deps.callers?.peek(credentials.apiId);
     if (!credentials || !entry) return undefined;
     const { key, version } = entry;
-    // The secret's hash never changes: a mismatch goes the ordinary way (to its 401), entry kept.
-    if (!hasher.matches(credentials.secret, key.secretHash)) return undefined;
-    if (key.enabled && fromAllowedNetwork(key, request.client) && grantAllows(key, request.permission)) {
+    const at = now();
+    // A secret changes only by a roll, which moves the version: a mismatch goes the ordinary way (to
+    // its 401, or to the key read again after a roll), entry kept.
+    if (!secretWorks(key, credentials.secret, at, hasher)) return undefined;
+    if (
+      key.enabled &&
+      !isExpired(key, at) &&
+      fromAllowedNetwork(key, request.client) &&
+      grantAllows(key, request.permission)
+    ) {
       const decision = await decideChecked(key, request, version);
       if (decision !== STALE) {
         deps.lastUse?.touch(key);

@@ -22,6 +22,7 @@ export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
     all_future_permissions: key.allFuturePermissions,
     allowed_cidrs: key.allowedCidrs === null ? null : [...key.allowedCidrs],
     metadata: key.metadata === null ? null : { ...key.metadata },
+    expires_at: iso(key.expiresAt),
   };
 }
 
@@ -31,7 +32,11 @@ export function organizationSnapshot(org: Organization): AuditSnapshot {
 
 /** The operator's overrides as stored; null (or an absent group) means the default. */
 export function limitsSnapshot(limits: OrganizationLimits): AuditSnapshot {
-  return { max_keys: limits.maxKeys, quotas: { ...limits.quotas } };
+  return {
+    max_keys: limits.maxKeys,
+    quotas: { ...limits.quotas },
+    max_key_lifetime_days: limits.maxKeyLifetimeDays ?? null,
+  };
 }
 
 /** The plan as stored; null means the deployment's default. */

@@ -18,7 +18,22 @@ const current: KeyRecord = {
   last_used_at: null,
   allowed_cidrs: null,
   metadata: { team: "render", env: "prod" },
+  expires_at: null,
+  expired: false,
 };
+
+describe("expiry flags", () => {
+  test("--expires-at is sent on create and update; left out, an update omits it so the server keeps it", () => {
+    expect(
+      createConfiguration({ permission: ["usage:read"], expiresAt: "2027-01-31T00:00:00Z" }),
+    ).toMatchObject({ expires_at: "2027-01-31T00:00:00Z" });
+    expect(updatedConfiguration(current, { expiresAt: "2027-01-31T00:00:00Z" })).toMatchObject({
+      expires_at: "2027-01-31T00:00:00Z",
+      name: "worker",
+    });
+    expect(updatedConfiguration(current, { name: "renamed" })).not.toHaveProperty("expires_at");
+  });
+});
 
 describe("keys update flags", () => {
   test("flags not given keep the key's current values", () => {

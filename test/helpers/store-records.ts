@@ -26,6 +26,9 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     lastUsedAt: null,
     allowedCidrs: null,
     metadata: null,
+    expiresAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
     ...overrides,
   };
 }

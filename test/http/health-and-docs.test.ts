@@ -36,6 +36,7 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
   expect(document.openapi).toMatch(/^3\.1\./);
   expect(Object.keys(document.paths["/v1/api-keys"] ?? {}).sort()).toEqual(["get", "post"]);
   expect(Object.keys(document.paths["/v1/api-keys/{id}"] ?? {}).sort()).toEqual(["delete", "get", "post"]);
+  expect(Object.keys(document.paths["/v1/api-keys/{id}/roll"] ?? {})).toEqual(["post"]);
   expect(document.components.securitySchemes).toMatchObject({ basicAuth: { type: "http", scheme: "basic" } });
   const create = document.paths["/v1/api-keys"].post;
   expect(create.security).toEqual([{ basicAuth: [] }]);
@@ -48,6 +49,7 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
       "allowed_cidrs",
       "description",
       "disabled",
+      "expires_at",
       "metadata",
       "name",
       "permissions",

@@ -228,6 +228,8 @@ describe("the created record", () => {
         "last_used_at",
         "allowed_cidrs",
         "metadata",
+        "expires_at",
+        "expired",
       ].sort(),
     );
     expect(body).toMatchObject({

@@ -61,6 +61,8 @@ test("an update replaces the whole configuration: omitted optional fields return
     last_used_at: null,
     allowed_cidrs: null,
     metadata: null,
+    expires_at: null,
+    expired: false,
   });
   const read = await get(testApp, owner.headers, created.id);
   expect(read.json()).toEqual(response.json());
