@@ -53,6 +53,9 @@ function keyRecord(orgId, i) {
     updatedAt: T0 + i,
     lastUsedAt: null,
     allowedCidrs: null,
+    expiresAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
     metadata: { team: `team-${i % TEAMS}`, env: i % 2 === 0 ? "prod" : "dev", customer: `cust-${i}` },
   };
 }
