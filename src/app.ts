@@ -7,6 +7,7 @@ import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
 import { parseScanningKeys, type ScanningKeys } from "./domain/github-signature.js";
+import { blockListOf } from "./domain/networks.js";
 import { registerAccessLog, registerRequestReceivedLog } from "./http/access-log.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
@@ -199,6 +200,7 @@ export async function createServices(
       lastUse,
       ...(coherence.callers ? { callers: coherence.callers } : {}),
       refusals: createRefusedCredentials({ log, now: () => clock.now() }),
+      trustedProxies: config.trustedProxies.length > 0 ? blockListOf(config.trustedProxies) : undefined,
       now: () => clock.now(),
       onExpired: (key) => expiries.note(key),
     }),

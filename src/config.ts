@@ -1,6 +1,7 @@
 import { ajvFor } from "./validation/ajv.js";
 import { describeIssues, type InputIssue } from "./validation/issues.js";
 import { type Static, Type } from "typebox";
+import { cidrProblem } from "./domain/networks.js";
 
 /** Every setting latchkey reads from the environment; the only place `process.env` is read. */
 const ConfigSchema = Type.Object({
@@ -36,6 +37,8 @@ const ConfigSchema = Type.Object({
       description: "host names separated by commas (no scheme, port or path), e.g. latchkey.example.com",
     }),
   ),
+  // CIDRs, comma-separated; each is checked by cidrProblem after the schema.
+  LATCHKEY_TRUSTED_PROXIES: Type.Optional(Type.String({ maxLength: 10_000 })),
   LATCHKEY_LOG_LEVEL: Type.Union(
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
     { default: "info" },
@@ -102,6 +105,12 @@ export interface Config {
    * localhost, 127.0.0.1, [::1] and HOST: the names clients use to reach a server behind a proxy.
    */
   mcpAllowedHosts: string[];
+  /**
+   * Proxies in front of latchkey, as CIDRs (LATCHKEY_TRUSTED_PROXIES; default none): when a request's
+   * socket peer is one, the client's address for keys' `allowed_cidrs` is the right-most hop of
+   * `X-Forwarded-For` that is not one.
+   */
+  trustedProxies: readonly string[];
   logLevel: string;
   /** `json` (one JSON object per line, for log collectors) or `pretty` (for people, via pino-pretty). */
   logFormat: "json" | "pretty";
@@ -175,6 +184,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }
   const config = raw as RawConfig;
+  const trustedProxies = (config.LATCHKEY_TRUSTED_PROXIES ?? "")
+    .split(",")
+    .map((cidr) => cidr.trim())
+    .filter(Boolean);
+  const badProxy = trustedProxies.map(cidrProblem).find((problem) => problem !== undefined);
+  if (badProxy) {
+    throw new Error(
+      `Invalid configuration: LATCHKEY_TRUSTED_PROXIES: ${badProxy}; use CIDRs separated by commas`,
+    );
+  }
   return Object.freeze({
     port: config.PORT,
     host: config.HOST,
@@ -195,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       .split(",")
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
+    trustedProxies,
     logLevel: config.LATCHKEY_LOG_LEVEL,
     logFormat: config.LATCHKEY_LOG_FORMAT,
     accessLog: config.LATCHKEY_ACCESS_LOG === "on",

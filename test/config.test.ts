@@ -132,3 +132,14 @@ test("with a pepper, keys authenticate and the stored hash is not the plain SHA-
   expect(stored?.secretHash).toBe(createHmac("sha256", pepper).update(owner.secret).digest("hex"));
   expect(stored?.secretHash).not.toBe(createHash("sha256").update(owner.secret).digest("hex"));
 });
+
+test("LATCHKEY_TRUSTED_PROXIES is a comma-separated list of CIDRs, none by default; a bad one is named", () => {
+  expect(loadConfig({}).trustedProxies).toEqual([]);
+  expect(loadConfig({ LATCHKEY_TRUSTED_PROXIES: " 10.0.0.0/8 ,fd00::/8," }).trustedProxies).toEqual([
+    "10.0.0.0/8",
+    "fd00::/8",
+  ]);
+  expect(() => loadConfig({ LATCHKEY_TRUSTED_PROXIES: "10.0.0.0/8, 10.0.0.1" })).toThrow(
+    /Invalid configuration: LATCHKEY_TRUSTED_PROXIES: "10.0.0.1" is not a CIDR/,
+  );
+});

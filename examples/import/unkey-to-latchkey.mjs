@@ -7,12 +7,12 @@
 // `permissions`, `expires` (epoch milliseconds or null), and `hash`, the SHA-256 of the secret in base64 (Unkey's `sha256_base64`) or in hex.
 // Each key keeps its id as its api_id, so callers send `<id>:<old secret>` with HTTP Basic. Permissions
 // must be latchkey's names (images:create, ...); any other is reported by the import with its line.
-// `meta` is carried as `metadata` (string values only) when --metadata is given.
+// `meta` is carried as `metadata`, each value as a string.
 import { readFileSync } from "node:fs";
 
-const [file, flag] = process.argv.slice(2);
+const [file] = process.argv.slice(2);
 if (!file) {
-  process.stderr.write("usage: node unkey-to-latchkey.mjs <export.json|-> [--metadata]\n");
+  process.stderr.write("usage: node unkey-to-latchkey.mjs <export.json|->\n");
   process.exit(2);
 }
 const text = readFileSync(file === "-" ? 0 : file, "utf8");
@@ -36,7 +36,7 @@ for (const key of keys) {
   };
   // Unkey's `expires`: epoch milliseconds, or null for a key that never expires.
   if (key.expires != null) line.expires_at = new Date(key.expires).toISOString();
-  if (flag === "--metadata" && key.meta) {
+  if (key.meta && Object.keys(key.meta).length > 0) {
     line.metadata = Object.fromEntries(
       Object.entries(key.meta).map(([name, value]) => [name, String(value)]),
     );

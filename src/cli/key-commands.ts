@@ -4,6 +4,7 @@ import { action, type ConnectionFlags, connect, withConnectionOptions } from "./
 import {
   type CreateFlags,
   createConfiguration,
+  metadataFlags,
   type UpdateFlags,
   updatedConfiguration,
 } from "./keys-flags.js";
@@ -51,12 +52,25 @@ export function registerKeyCommands(program: Command): void {
       "only keys allowing this permission (repeatable: all of them)",
       collect,
     )
+    .option(
+      "--metadata <name=value>",
+      "only keys with this metadata member (repeatable: all of them)",
+      collect,
+    )
+    .option("--name-prefix <text>", "only keys whose name starts with this text (case-sensitive)")
     .option("--page-size <n>", "keys per request, 1 to 100 (default 100)", parsePageSize)
     .option("--json", "print a JSON array of every record")
     .action(
       action(
         async (
-          flags: ConnectionFlags & JsonFlag & { all?: boolean; withPermission?: string[]; pageSize?: number },
+          flags: ConnectionFlags &
+            JsonFlag & {
+              all?: boolean;
+              withPermission?: string[];
+              metadata?: string[];
+              namePrefix?: string;
+              pageSize?: number;
+            },
         ) => {
           const client = connect(flags);
           const found: KeyRecord[] = [];
@@ -64,6 +78,8 @@ export function registerKeyCommands(program: Command): void {
             includeDisabled: flags.all ?? false,
             withPermission: flags.withPermission ?? [],
             count: flags.pageSize ?? 100,
+            ...(flags.metadata ? { metadata: metadataFlags(flags.metadata) } : {}),
+            ...(flags.namePrefix !== undefined ? { namePrefix: flags.namePrefix } : {}),
           });
           for await (const page of pages) found.push(...page.data);
           if (flags.json) printJson(found);
@@ -88,6 +104,8 @@ export function registerKeyCommands(program: Command): void {
     .option("--name <name>", "display name (default: Key created <UTC time>)")
     .option("--description <text>", "what the key is for")
     .option("--disabled", "create it disabled")
+    .option("--allowed-cidr <cidr>", "a network the key may be used from (repeatable; default any)", collect)
+    .option("--metadata <name=value>", "a metadata member (repeatable)", collect)
     .option("--expires-at <time>", "when the key stops working, RFC 3339 (e.g. 2027-01-31T00:00:00Z)")
     .option("--json", "print the record, secret included, as JSON")
     .action(
@@ -111,6 +129,10 @@ export function registerKeyCommands(program: Command): void {
     .option("--no-all-future", "stop granting future permissions (keeps today's list unless --permission)")
     .addOption(new Option("--disabled", "disable the key").conflicts("enabled"))
     .addOption(new Option("--enabled", "enable the key"))
+    .option("--allowed-cidr <cidr>", "replace the networks the key may be used from (repeatable)", collect)
+    .option("--any-address", "let the key be used from any address again")
+    .option("--metadata <name=value>", "set a metadata member, keeping the others (repeatable)", collect)
+    .option("--remove-metadata <name>", "remove a metadata member (repeatable)", collect)
     .option("--expires-at <time>", "bring the expiry forward (RFC 3339); it can never move later")
     .option("--json", "print the updated record as JSON")
     .addHelpText("after", UPDATE_HELP)

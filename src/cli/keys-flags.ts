@@ -8,6 +8,10 @@ export interface CreateFlags {
   permission: string[];
   allFuture?: boolean;
   disabled?: boolean;
+  /** `--allowed-cidr`, repeatable: the networks the key may be used from. */
+  allowedCidr?: string[];
+  /** `--metadata name=value`, repeatable. */
+  metadata?: string[];
   /** RFC 3339 expiry. */
   expiresAt?: string;
 }
@@ -23,8 +27,27 @@ export interface UpdateFlags {
   allFuture?: boolean;
   disabled?: boolean;
   enabled?: boolean;
+  /** `--allowed-cidr`, repeatable: replaces the key's networks. */
+  allowedCidr?: string[];
+  /** `--any-address`: the key may be used from anywhere again. */
+  anyAddress?: boolean;
+  /** `--metadata name=value`, repeatable: sets these members, keeping the others. */
+  metadata?: string[];
+  /** `--remove-metadata name`, repeatable. */
+  removeMetadata?: string[];
   /** Brings the expiry forward (RFC 3339). */
   expiresAt?: string;
+}
+
+/** `--metadata team=billing` (repeatable) as an object; the server checks names and values. */
+export function metadataFlags(pairs: readonly string[]): Record<string, string> {
+  const members: Record<string, string> = {};
+  for (const pair of pairs) {
+    const equals = pair.indexOf("=");
+    if (equals <= 0) throw new UsageError(`--metadata takes name=value, not "${pair}".`);
+    members[pair.slice(0, equals)] = pair.slice(equals + 1);
+  }
+  return members;
 }
 
 /**
@@ -44,8 +67,29 @@ export function createConfiguration(flags: CreateFlags): KeyConfiguration {
     disabled: flags.disabled ?? false,
     permissions: flags.allFuture ? [] : flags.permission,
     all_future_permissions: flags.allFuture ?? false,
+    ...(flags.allowedCidr !== undefined ? { allowed_cidrs: flags.allowedCidr } : {}),
+    ...(flags.metadata !== undefined ? { metadata: metadataFlags(flags.metadata) } : {}),
     ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
   };
+}
+
+/**
+ * The networks and metadata members of `keys update`, only when a flag changes them: the server keeps
+ * what an update leaves out. `--metadata` and `--remove-metadata` edit the key's current members.
+ */
+function networksAndMetadataOf(current: KeyRecord, flags: UpdateFlags): Partial<KeyConfiguration> {
+  if (flags.anyAddress && flags.allowedCidr !== undefined) {
+    throw new UsageError("--any-address and --allowed-cidr contradict each other.");
+  }
+  const changes: Partial<KeyConfiguration> = {};
+  if (flags.anyAddress) changes.allowed_cidrs = null;
+  if (flags.allowedCidr !== undefined) changes.allowed_cidrs = flags.allowedCidr;
+  if (flags.metadata !== undefined || flags.removeMetadata !== undefined) {
+    const members = { ...current.metadata, ...metadataFlags(flags.metadata ?? []) };
+    for (const name of flags.removeMetadata ?? []) delete members[name];
+    changes.metadata = Object.keys(members).length === 0 ? null : members;
+  }
+  return changes;
 }
 
 /**
@@ -65,6 +109,10 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     flags.allFuture,
     flags.disabled,
     flags.enabled,
+    flags.allowedCidr,
+    flags.anyAddress,
+    flags.metadata,
+    flags.removeMetadata,
     flags.expiresAt,
   ];
   if (!touchesPermissions && changes.every((value) => value === undefined)) {
@@ -87,6 +135,7 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     disabled: flags.disabled ? true : flags.enabled ? false : base.disabled,
     permissions: allFuture ? [] : [...new Set(listed)].filter((name) => !removed.has(name)),
     all_future_permissions: allFuture,
+    ...networksAndMetadataOf(current, flags),
     // Omitted, the server keeps the expiry; given, it may only come forward.
     ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
   };

@@ -13,7 +13,7 @@ made, shown in the output. Imported keys authenticate with their old secrets. Ev
 first; then all keys are stored in one transaction, quota-checked and audited (api_key.import), or none
 is. A bad line is reported with its number and field, and nothing is stored. --dry-run checks
 everything, the quota and taken api_ids included, and stores nothing. expires_at follows the rules of
-a create (the organization's policy included); metadata is checked but not stored yet (refused). With LATCHKEY_SECRET_PEPPER set, secret_sha256
+a create (the organization's policy included). With LATCHKEY_SECRET_PEPPER set, secret_sha256
 lines are refused. See docs/import.md (converting an Unkey export, for instance).`;
 
 interface ImportFlags {
@@ -51,8 +51,6 @@ async function runImport(flags: ImportFlags): Promise<void> {
           hasher: createSecretHasher(config.secretPepper),
           clock: systemClock,
           pepper: config.secretPepper !== undefined,
-          // Its column is not in this version's schema yet.
-          unsupportedFields: ["metadata"],
         },
         flags.org,
         text,

@@ -32,6 +32,17 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
     ["description", key.description === null ? "(none)" : printable(key.description)],
     ["state", key.enabled ? "enabled" : "disabled"],
     ["permissions", permissionSummary(key)],
+    ["networks", key.allowed_cidrs === null ? "any address" : key.allowed_cidrs.join(", ")],
+    [
+      "metadata",
+      key.metadata === null
+        ? "(none)"
+        : printable(
+            Object.entries(key.metadata)
+              .map(([name, value]) => `${name}=${value}`)
+              .join(", "),
+          ),
+    ],
     ["created_at", key.created_at],
     ["updated_at", key.updated_at],
     ["last_used_at", key.last_used_at ?? "never"],

@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   idempotency_key_in_use: 409,
   rate_limiter_unavailable: 503,
   invalid_signature: 401,
+  ip_not_allowed: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

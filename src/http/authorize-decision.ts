@@ -1,7 +1,9 @@
+import { isIP } from "node:net";
 import { invalidRequest } from "../domain/errors.js";
 import { effectivePermissions, isPermission } from "../domain/permissions.js";
 import { isRateLimitGroup } from "../domain/rate-limit-groups.js";
 import type { AccessDecision, AccessRequest } from "../services/access-decision.js";
+import { platformOrigin } from "./client-origin.js";
 import { decisionHeaders, type Protocol } from "./decision-headers.js";
 import { errorBody } from "./error-handler.js";
 import { type AuthorizeBody, type AuthorizeDecision, GROUP_NAMES } from "./platform-schemas.js";
@@ -25,8 +27,21 @@ export function authorizeQuestion(body: AuthorizeBody): AuthorizeQuestion {
       "/group",
     );
   }
+  const clientIp = body.client_ip;
+  if (clientIp !== undefined && (isIP(clientIp) === 0 || clientIp.includes("%"))) {
+    throw invalidRequest(
+      `client_ip "${clientIp}" is not an IPv4 or IPv6 address (no port, no brackets, no zone).`,
+      "/client_ip",
+    );
+  }
   return {
-    request: { authorization: body.authorization, permission, group, credits: body.credits },
+    request: {
+      authorization: body.authorization,
+      permission,
+      group,
+      credits: body.credits,
+      client: platformOrigin(clientIp),
+    },
     protocol: body.protocol ?? "rest",
   };
 }

@@ -1,4 +1,5 @@
 import { type ErrorCode, LatchkeyError } from "../domain/errors.js";
+import { ipNotAllowed } from "../domain/networks.js";
 import { planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
 import { idempotencyKeyInUse, idempotencyKeyReused } from "../domain/idempotency.js";
 import { rateLimitMessage } from "../domain/rate-limit-groups.js";
@@ -23,6 +24,7 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
       validationErrors: [{ path: "/name", message: "must NOT have more than 255 characters" }],
     }),
   unauthorized,
+  ip_not_allowed: () => ipNotAllowed("198.51.100.23", ""),
   missing_permission: () => missingPermission("api_keys:create_update"),
   insufficient_authority: () =>
     new LatchkeyError(

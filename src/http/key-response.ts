@@ -33,6 +33,8 @@ function unexpiredResponse(key: ApiKeyRecord): KeyRecord {
     updated_at: new Date(key.updatedAt).toISOString(),
     last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
     leaked_at: key.leakedAt === null ? null : new Date(key.leakedAt).toISOString(),
+    allowed_cidrs: key.allowedCidrs === null ? null : [...key.allowedCidrs],
+    metadata: key.metadata === null ? null : { ...key.metadata },
     expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
     expired: false,
   };

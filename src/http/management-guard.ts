@@ -4,6 +4,7 @@ import type { ManagementDecision } from "../ratelimit/management-rate-limit.js";
 import type { AccessControl } from "../services/access-decision.js";
 import type { OperationPolicy } from "../services/operations.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
+import { peerOrigin } from "./client-origin.js";
 import { rateLimitHeaders } from "./decision-headers.js";
 
 declare module "fastify" {
@@ -39,6 +40,7 @@ export function registerManagementGuard(app: FastifyInstance, access: AccessCont
       authorization: request.headers.authorization,
       permission: policy.permission,
       group: policy.group,
+      client: peerOrigin(request),
     });
     request.rateLimitDecision = decision.rateLimit;
     request.caller = decision.caller;

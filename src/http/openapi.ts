@@ -3,6 +3,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { hoistNamedSchemas } from "./openapi-components.js";
+import { METADATA_FILTER_PARAMETER } from "./schemas.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -28,6 +29,14 @@ function requireOperationId(route: RouteOptions): void {
   }
 }
 
+/** Adds the list's `metadata[<name>]` filters, which no query-string property can describe. */
+function withMetadataFilter<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, { parameters?: unknown[] }>> }).paths;
+  const list = paths?.["/v1/api-keys"]?.get;
+  if (list) list.parameters = [...(list.parameters ?? []), METADATA_FILTER_PARAMETER];
+  return document;
+}
+
 /**
  * Publishes the route schemas as OpenAPI 3.1 at `/openapi.json` and a browsable reference at `/docs`.
  * Schemas made with `named()` become `#/components/schemas/<name>`; see src/http/README.md.
@@ -39,7 +48,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     // ...and so do the named schemas at the top of a body or response.
     transformObject: (document) =>
-      hoistNamedSchemas("openapiObject" in document ? document.openapiObject : {}),
+      withMetadataFilter(hoistNamedSchemas("openapiObject" in document ? document.openapiObject : {})),
     openapi: {
       openapi: "3.1.0",
       info: {

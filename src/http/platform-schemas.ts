@@ -25,6 +25,15 @@ export const AuthorizeBody = Type.Object(
     credits: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 1_000_000, description: "Image credits the operation consumes." }),
     ),
+    client_ip: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          "The address the platform's caller connected from (IPv4 or IPv6, no port). Required for keys " +
+          "with `allowed_cidrs`: without it they are refused with `403 ip_not_allowed`.",
+        examples: ["203.0.113.7"],
+      }),
+    ),
     protocol: Type.Optional(
       Type.Union([Type.Literal("rest"), Type.Literal("mcp")], {
         description:

@@ -1,6 +1,8 @@
 import { type Static, Type } from "typebox";
 import { ERROR_STATUS, type ErrorCode } from "../domain/errors.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../domain/key-configuration.js";
+import { MAX_METADATA_MEMBERS, MAX_METADATA_VALUE_LENGTH } from "../domain/key-metadata.js";
+import { MAX_ALLOWED_CIDRS } from "../domain/networks.js";
 import { MAX_OVERLAP_SECONDS } from "../domain/key-lifecycle.js";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { errorExample } from "./error-examples.js";
@@ -30,6 +32,31 @@ const PermissionName = Type.String({
   examples: ["api_keys:read"],
 });
 
+/**
+ * latchkey's own members of create and update. Unlike the spec's, an update that omits them keeps
+ * them, and null clears them; the domain (networks-and-metadata.ts) checks each CIDR and member name.
+ */
+const AllowedCidrs = Type.Unsafe<string[] | null>({
+  type: ["array", "null"],
+  items: { type: "string", maxLength: 100 },
+  maxItems: MAX_ALLOWED_CIDRS,
+  description:
+    `Networks the key may be used from: up to ${MAX_ALLOWED_CIDRS} IPv4 or IPv6 CIDRs; null: any address. ` +
+    "Omitted on update: kept. A request from elsewhere is `403 ip_not_allowed`.",
+  examples: [["203.0.113.0/24", "2001:db8::/32"]],
+});
+
+const Metadata = Type.Unsafe<Record<string, string> | null>({
+  type: ["object", "null"],
+  maxProperties: MAX_METADATA_MEMBERS,
+  additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+  description:
+    `Up to ${MAX_METADATA_MEMBERS} string members (names of 1 to 40 letters, digits, '_', '.' or '-'; ` +
+    `values up to ${MAX_METADATA_VALUE_LENGTH} characters), searched with \`metadata[<name>]=<value>\`. ` +
+    "null clears; omitted on update: kept.",
+  examples: [{ team: "billing", env: "production" }],
+});
+
 export const KeyConfigurationBody = Type.Object(
   {
     name: Type.Optional(
@@ -49,6 +76,8 @@ export const KeyConfigurationBody = Type.Object(
     all_future_permissions: Type.Optional(
       Type.Boolean({ description: "The key gets every current and future permission. Default `false`." }),
     ),
+    allowed_cidrs: Type.Optional(AllowedCidrs),
+    metadata: Type.Optional(Metadata),
     expires_at: Type.Optional(
       Type.Unsafe<string | null>({
         type: ["string", "null"],
@@ -92,6 +121,8 @@ const keyRecordExample = {
   updated_at: "2026-11-22T11:36:56.123Z",
   last_used_at: "2026-11-22T12:05:00.000Z",
   leaked_at: null,
+  allowed_cidrs: null,
+  metadata: { team: "rendering" },
   expires_at: null,
   expired: false,
 };
@@ -114,6 +145,12 @@ export const KeyRecord = Type.Object(
     leaked_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description:
         "When a secret scanner reported the key's secret public (docs/secret-scanning.md); null otherwise.",
+    }),
+    allowed_cidrs: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: "Networks (CIDRs) the key may be used from; null: any address.",
+    }),
+    metadata: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+      description: "The key's metadata members; null: none.",
     }),
     expires_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description: "When the key stops authenticating; null when it never expires.",
@@ -183,6 +220,31 @@ export const KeyIdParams = Type.Object({
   }),
 });
 
+/** A list filter's query member: `metadata[team]`; the name is group 1. */
+export const METADATA_FILTER = /^metadata\[([A-Za-z0-9_.-]{1,40})\]$/;
+
+/**
+ * The OpenAPI description of the `metadata[<name>]=<value>` filters, which a query-string schema's
+ * properties cannot express (their names vary): one `deepObject` parameter, added to the list
+ * operation by openapi.ts.
+ */
+export const METADATA_FILTER_PARAMETER = {
+  name: "metadata",
+  in: "query",
+  required: false,
+  style: "deepObject",
+  explode: true,
+  description:
+    "`metadata[<name>]=<value>`, once per member name: only keys holding every one of these members, with " +
+    "exactly these values.",
+  schema: {
+    type: "object",
+    maxProperties: MAX_METADATA_MEMBERS,
+    additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+    examples: [{ team: "billing" }],
+  },
+} as const;
+
 export const ListKeysQuery = Type.Object(
   {
     count: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Page size." }),
@@ -193,8 +255,21 @@ export const ListKeysQuery = Type.Object(
     with_permission: Type.Optional(
       Type.Array(Type.String(), { description: "Repeat once per permission; keys must allow all of them." }),
     ),
+    name_prefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_NAME_LENGTH,
+        description: "Only keys whose name starts with this text (case-sensitive).",
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // `metadata[<name>]=<value>`, once per member name: keys must hold every one given.
+    patternProperties: {
+      [METADATA_FILTER.source]: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+    },
+  },
 );
 export type ListKeysQuery = Static<typeof ListKeysQuery>;
 

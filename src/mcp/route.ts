@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LatchkeyError } from "../domain/errors.js";
+import { peerOrigin } from "../http/client-origin.js";
 import { rejectOtherMethods } from "../http/method-not-allowed.js";
 import type { AccessControl } from "../services/access-decision.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
@@ -50,7 +51,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       onRequest: async (request: FastifyRequest) => {
         const refusal = checkHostAndOrigin(request.headers, options.allowedHosts);
         if (refusal) throw refusal;
-        const caller = await options.access.authenticate(request.headers.authorization);
+        const caller = await options.access.authenticate(request.headers.authorization, peerOrigin(request));
         if (caller instanceof LatchkeyError) throw caller;
         request.mcpCaller = caller;
       },

@@ -40,7 +40,7 @@ export function observeAccess(
     return decision;
   };
   return {
-    authenticate: (authorization) => access.authenticate(authorization),
+    authenticate: (authorization, client) => access.authenticate(authorization, client),
     decide: async (request) => count(await access.decide(request)),
     decideFor: async (caller, request) => count(await access.decideFor(caller, request)),
   };

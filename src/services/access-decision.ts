@@ -1,6 +1,9 @@
+import type { BlockList } from "node:net";
+import { clientAddress, type ClientOrigin } from "../domain/client-address.js";
 import type { SecretHasher } from "../domain/credentials.js";
 import { isExpired, secretWorks } from "../domain/key-lifecycle.js";
 import { LatchkeyError } from "../domain/errors.js";
+import { ipNotAllowed, networksAllow } from "../domain/networks.js";
 import { grantAllows, type Permission } from "../domain/permissions.js";
 import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
 import { type RateLimitGroup, rateLimitMessage } from "../domain/rate-limit-groups.js";
@@ -24,6 +27,8 @@ export interface AccessRequest {
   group?: RateLimitGroup | undefined;
   /** Image credits it consumes, if any (a whole number >= 1). */
   credits?: number | undefined;
+  /** Where the request came from, for keys limited to networks; absent: from nowhere known. */
+  client?: ClientOrigin | undefined;
 }
 
 interface DecisionParts {
@@ -47,7 +52,10 @@ export interface AccessControl {
    * The credentials step alone: the calling key, or the 401 to send. MCP runs it once per HTTP
    * request, before any MCP message is read, then asks `decideFor` per tool call.
    */
-  authenticate(authorization: string | null | undefined): Promise<ApiKeyRecord | LatchkeyError>;
+  authenticate(
+    authorization: string | null | undefined,
+    client?: ClientOrigin,
+  ): Promise<ApiKeyRecord | LatchkeyError>;
   /** Every step after credentials, for a caller `authenticate` already accepted. */
   decideFor(caller: ApiKeyRecord, request: Omit<AccessRequest, "authorization">): Promise<AccessDecision>;
 }
@@ -67,6 +75,8 @@ export interface AccessControlDeps {
   callers?: CallerCache;
   /** Logs refused credentials (401) at `warn`, rate-limited per api_id. */
   refusals?: RefusedCredentials;
+  /** Proxies whose `X-Forwarded-For` is believed (LATCHKEY_TRUSTED_PROXIES); absent: none. */
+  trustedProxies?: BlockList | undefined;
   /** The time of each decision (expiry, a rolled secret's overlap); the system clock when absent. */
   now?: () => number;
   /** Told of keys refused because they expired, to record it once (services/expiry-recorder.ts). */
@@ -77,7 +87,8 @@ export interface AccessControlDeps {
 const STALE = Symbol("stale");
 
 /**
- * Checks, in this order, and stops at the first refusal: credentials (401) -> permission (403
+ * Checks, in this order, and stops at the first refusal: credentials (401) -> the key's networks (403
+ * `ip_not_allowed`, part of the credentials step: a key used from elsewhere is no credential) -> permission (403
  * `missing_permission`) -> plan feature (403 `plan_restricted`) -> group rate limit (429
  * `rate_limited`, or 503 `rate_limiter_unavailable` under the `refuse` outage policy; the slot is
  * taken when admitted) -> credits (429 `plan_limit_exceeded`; consumed only
@@ -87,14 +98,24 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
   const { keys, hasher, rateLimit, plans, credits: ledger } = deps;
   const now = deps.now ?? Date.now;
 
+  /** Whether the key may be used from where the request came (always, for a key without networks). */
+  const fromAllowedNetwork = (key: ApiKeyRecord, client: ClientOrigin | undefined) =>
+    key.allowedCidrs === null ||
+    networksAllow(key.allowedCidrs, client && clientAddress(client, deps.trustedProxies));
+
   async function authenticated(
     authorization: string | null | undefined,
+    client?: ClientOrigin,
   ): Promise<ApiKeyRecord | LatchkeyError> {
     try {
       const caller = await authenticate(authorization ?? undefined, keys, hasher, {
         now: now(),
         onExpired: deps.onExpired,
       });
+      if (!fromAllowedNetwork(caller, client)) {
+        const seen = client && clientAddress(client, deps.trustedProxies);
+        return ipNotAllowed(seen, client?.missing ?? "the request came from no known address");
+      }
       deps.lastUse?.touch(caller);
       return caller;
     } catch (error) {
@@ -193,7 +214,12 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     // A secret changes only by a roll, which moves the version: a mismatch goes the ordinary way (to
     // its 401, or to the key read again after a roll), entry kept.
     if (!secretWorks(key, credentials.secret, at, hasher)) return undefined;
-    if (key.enabled && !isExpired(key, at) && grantAllows(key, request.permission)) {
+    if (
+      key.enabled &&
+      !isExpired(key, at) &&
+      fromAllowedNetwork(key, request.client) &&
+      grantAllows(key, request.permission)
+    ) {
       const decision = await decideChecked(key, request, version);
       if (decision !== STALE) {
         deps.lastUse?.touch(key);
@@ -210,7 +236,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
         const decided = await decideOnCachedCaller(request);
         if (decided) return decided;
       }
-      const caller = await authenticated(request.authorization);
+      const caller = await authenticated(request.authorization, request.client);
       if (caller instanceof LatchkeyError) {
         return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
       }

@@ -21,6 +21,8 @@ export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
     permissions: [...key.permissions],
     all_future_permissions: key.allFuturePermissions,
     ...(key.leakedAt === null ? {} : { leaked_at: iso(key.leakedAt) }),
+    allowed_cidrs: key.allowedCidrs === null ? null : [...key.allowedCidrs],
+    metadata: key.metadata === null ? null : { ...key.metadata },
     expires_at: iso(key.expiresAt),
   };
 }

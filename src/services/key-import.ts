@@ -18,11 +18,6 @@ export interface KeyImportDeps {
   clock: Clock;
   /** Whether LATCHKEY_SECRET_PEPPER is set: plain SHA-256 hashes are then refused. */
   pepper: boolean;
-  /**
-   * Fields of the format this build cannot store yet: each is validated, then refused with a message
-   * naming it, rather than dropped.
-   */
-  unsupportedFields?: readonly "metadata"[];
 }
 
 /** One key of the file, as stored (or, in a dry run, as it would be). */
@@ -66,14 +61,6 @@ function parseLine(
   if (unstorable) return [problem(line, unstorable)];
   if (!validateLine(value)) return describeIssues(validateLine.errors ?? []).map((i) => problem(line, i));
   const issues = importLineIssues(value);
-  for (const field of deps.unsupportedFields ?? []) {
-    if (value[field] !== undefined) {
-      issues.push({
-        path: `/${field}`,
-        message: "is valid, but this version of latchkey cannot store it yet; remove it from the line",
-      });
-    }
-  }
   if (value.secret_sha256 !== undefined && deps.pepper) {
     issues.push({
       path: "/secret_sha256",
@@ -113,6 +100,9 @@ function parseLine(
     lastUsedAt: null,
     leakedAt: null,
     expiresAt,
+    allowedCidrs: null,
+    // An empty object is no metadata, as on a create.
+    metadata: value.metadata && Object.keys(value.metadata).length > 0 ? value.metadata : null,
     previousSecretHash: null,
     previousSecretExpiresAt: null,
   };

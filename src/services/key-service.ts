@@ -10,6 +10,7 @@ import {
   parseKeyConfiguration,
   withDefaultName,
 } from "../domain/key-configuration.js";
+import { type NetworksAndMetadataInput, parseNetworksAndMetadata } from "../domain/networks-and-metadata.js";
 import {
   expiryOnCreate,
   expiryOnUpdate,
@@ -42,8 +43,14 @@ export interface ListKeysRequest {
   pageStart?: string | undefined;
   includeDisabled: boolean;
   withPermission: readonly Permission[];
+  /** `metadata[<name>]=<value>` filters: keys must hold every one of these members. */
+  withMetadata?: Readonly<Record<string, string>> | undefined;
+  /** `name_prefix`: keys whose name starts with this text. */
+  namePrefix?: string | undefined;
 }
 
+/** The body of create and update: the spec's configuration and latchkey's own members. */
+export type KeyInput = KeyConfigurationInput & NetworksAndMetadataInput;
 /** The body of a roll: how long the replaced secret keeps working, in seconds (default 0). */
 export interface RollInput {
   overlap_seconds?: number | undefined;
@@ -71,15 +78,18 @@ export interface KeyService {
   /** Creates a key; the secret is returned here and never again. */
   create(
     caller: Caller,
-    input: KeyConfigurationInput,
+    input: KeyInput,
     /** The first response of a create sent with an `Idempotency-Key`, committed with the key. */
     respond?: (created: { key: ApiKeyRecord; secret: string }) => IdempotentResponse,
   ): Promise<{ key: ApiKeyRecord; secret: string }>;
   list(caller: Caller, request: ListKeysRequest): Promise<KeyPage>;
   /** `seenVersion`: the organization's record version this request's decision observed (KeyStore.findKey). */
   get(caller: Caller, id: string, seenVersion?: number): Promise<ApiKeyRecord>;
-  /** Replaces the whole configuration; the secret is neither rotated nor returned. */
-  update(caller: Caller, id: string, input: KeyConfigurationInput): Promise<ApiKeyRecord>;
+  /**
+   * Replaces the spec's configuration; latchkey's own members (`allowed_cidrs`, `metadata`) change only
+   * when given. The secret is neither rotated nor returned.
+   */
+  update(caller: Caller, id: string, input: KeyInput): Promise<ApiKeyRecord>;
   /** Disables the key; repeating it succeeds. Keys are never removed. */
   disable(caller: Caller, id: string): Promise<void>;
   /** Gives the key a new secret; the previous one works for the overlap (docs/key-lifecycle.md). */
@@ -126,6 +136,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       assertStorableText(input);
       const now = clock.now();
       const configuration = withDefaultName(parseKeyConfiguration(input), now);
+      const own = parseNetworksAndMetadata(input);
       const requestedExpiry = parseRequestedExpiry(input.expires_at, now);
       assertCanCreate(caller, configuration);
       const { maxKeyLifetimeDays } = await store.getLimits(caller.orgId);
@@ -142,6 +153,8 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         updatedAt: now,
         lastUsedAt: null,
         leakedAt: null,
+        allowedCidrs: own.allowedCidrs ?? null,
+        metadata: own.metadata ?? null,
         expiresAt,
         previousSecretHash: null,
         previousSecretExpiresAt: null,
@@ -169,6 +182,8 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         after,
         includeDisabled: request.includeDisabled,
         withPermissions: request.withPermission,
+        withMetadata: request.withMetadata,
+        namePrefix: request.namePrefix,
       });
       const keys = rows.slice(0, request.count);
       const last = keys[keys.length - 1];
@@ -186,12 +201,14 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       // unknown id.
       assertStorableText(input);
       const requested = parseKeyConfiguration(input);
+      const own = parseNetworksAndMetadata(input);
       const requestedExpiry = parseRequestedExpiry(input.expires_at, clock.now());
       return change(caller, id, "api_key.update", (current) => {
         assertCanUpdate(caller, current, requested);
         return {
           ...current,
           ...withDefaultName(requested, current.createdAt),
+          ...own,
           // latchkey's own field: kept when omitted, so a client that does not know it keeps it.
           expiresAt: expiryOnUpdate(current.expiresAt, requestedExpiry),
           updatedAt: Math.max(clock.now(), current.updatedAt),

@@ -35,6 +35,8 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
     leakedAt: row.leaked_at == null ? null : Number(row.leaked_at),
     secretScheme: row.secret_scheme === "sha256" ? "sha256" : ("server" satisfies SecretScheme),
+    allowedCidrs: row.allowed_cidrs == null ? null : (JSON.parse(row.allowed_cidrs) as string[]),
+    metadata: row.metadata == null ? null : (JSON.parse(row.metadata) as Record<string, string>),
     expiresAt: row.expires_at == null ? null : Number(row.expires_at),
     previousSecretHash: row.previous_secret_hash ?? null,
     previousSecretExpiresAt:
@@ -58,6 +60,8 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     last_used_at: key.lastUsedAt,
     leaked_at: key.leakedAt,
     secret_scheme: key.secretScheme,
+    allowed_cidrs: key.allowedCidrs === null ? null : JSON.stringify(key.allowedCidrs),
+    metadata: key.metadata === null ? null : JSON.stringify(key.metadata),
     expires_at: key.expiresAt,
     previous_secret_hash: key.previousSecretHash,
     previous_secret_expires_at: key.previousSecretExpiresAt,

@@ -2,6 +2,7 @@ import type { IdempotentResponse } from "./idempotency-store.js";
 import type { AuditOf } from "../domain/audit.js";
 import type { SecretScheme } from "../domain/credentials.js";
 import type { KeyConfiguration } from "../domain/key-configuration.js";
+import type { KeyMetadata } from "../domain/key-metadata.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
 
 /** An API key as stored: its configuration plus identity, secret hash and times. */
@@ -24,6 +25,10 @@ export interface ApiKeyRecord extends KeyConfiguration {
   lastUsedAt: number | null;
   /** Epoch milliseconds a secret scanner reported the secret public; null otherwise. */
   leakedAt: number | null;
+  /** Networks (CIDRs) the key may be used from; null: any address. */
+  allowedCidrs: readonly string[] | null;
+  /** String members the key is searched by (`metadata[<name>]=<value>`); null: none. */
+  metadata: KeyMetadata | null;
   /** Epoch milliseconds from which the key no longer authenticates; null: it never expires. */
   expiresAt: number | null;
   /** Hash of the secret the last roll replaced, while its overlap lasts; null otherwise. */
@@ -79,6 +84,10 @@ export interface ListKeysQuery {
   includeDisabled: boolean;
   /** Keys must allow every one of these (all-future keys always do). */
   withPermissions: readonly string[];
+  /** Keys must hold every one of these metadata members, with exactly these values. */
+  withMetadata?: Readonly<Record<string, string>> | undefined;
+  /** Keys' names must start with this text (compared character by character, case-sensitive). */
+  namePrefix?: string | undefined;
 }
 
 /** The outcome of an import of several keys: all stored, or none (quota, or an api_id already taken). */

@@ -3,6 +3,7 @@ import type { AuditOf } from "../domain/audit.js";
 import type { ApiKeyRecord, ImportKeysResult } from "./key-store.js";
 import { recordToRow } from "./key-rows.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { writeMetadata } from "./kysely-key-store.js";
 import type { Database } from "./schema.js";
 
 /** Rows per statement: far below SQLite's and PostgreSQL's limits on bound values. */
@@ -79,6 +80,7 @@ export async function importKeysInto(
       }
       for (const part of chunks(keys))
         await trx.insertInto("api_keys").values(part.map(recordToRow)).execute();
+      for (const key of keys) await writeMetadata(trx, key, false);
       for (const key of keys) await insertAuditEntry(trx, options.audit?.(undefined, key));
       if (options.dryRun) throw new RollBack({ type: "imported" });
       return { type: "imported" } as const;

@@ -1,8 +1,14 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { LatchkeyError } from "../domain/errors.js";
 import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
+import {
+  filtersMetadata,
+  isNarrowPrefix,
+  listKeysByMetadata,
+  namePrefixConditions,
+} from "./key-list-filters.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
-import type { KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
+import type { ApiKeyRecord, KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import { importKeysInto } from "./kysely-import-keys.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
@@ -39,6 +45,29 @@ async function readLimits(db: Kysely<Database>, orgId: string): Promise<Organiza
   return limits;
 }
 
+/** Rewrites the searchable copy of a key's metadata (`key_metadata`), in the caller's transaction. */
+export async function writeMetadata(
+  db: Kysely<Database>,
+  key: ApiKeyRecord,
+  replace: boolean,
+): Promise<void> {
+  if (replace) await db.deleteFrom("key_metadata").where("key_id", "=", key.id).execute();
+  const members = Object.entries(key.metadata ?? {});
+  if (members.length === 0) return;
+  await db
+    .insertInto("key_metadata")
+    .values(
+      members.map(([name, value]) => ({
+        key_id: key.id,
+        org_id: key.orgId,
+        name,
+        value,
+        created_at: key.createdAt,
+      })),
+    )
+    .execute();
+}
+
 async function writeQuota(db: Kysely<Database>, orgId: string, group: RateLimitGroup, quota: number | null) {
   if (quota === null) {
     await db
@@ -63,10 +92,12 @@ export interface KyselyKeyStoreOptions {
    * clause and needs none, because its writers are serialized by the single connection.
    */
   rowLocks: boolean;
+  /** Whether this is PostgreSQL, whose text order the name-prefix filter pins (key-list-filters.ts). */
+  postgres?: boolean;
 }
 
 /** The KeyStore over Kysely: the same queries run on SQLite and PostgreSQL. */
-export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): KeyStore {
+export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyKeyStoreOptions): KeyStore {
   // The reads every authenticated request makes are compiled once, per dialect; a call only binds its
   // values. Building and compiling the query tree each time cost as much as running it.
   const keyByApiId = db.selectFrom("api_keys").selectAll().where("api_id", "=", "").compile().sql;
@@ -190,6 +221,7 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
           return { type: "quota_exceeded", maxKeys: org?.max_keys ?? defaultMaxKeys } as const;
         }
         await trx.insertInto("api_keys").values(recordToRow(key)).execute();
+        await writeMetadata(trx, key, false);
         await insertAuditEntry(trx, audit?.(undefined, key));
         await recordIdempotentResponse(trx, response);
         return { type: "created" } as const;
@@ -210,6 +242,8 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
     findKey: (orgId, id) => selectKey(keyByIdInOrg, [id, orgId]),
 
     async listKeys(orgId, query) {
+      if (filtersMetadata(query))
+        return (await listKeysByMetadata(db, orgId, query, postgres)).map(rowToRecord);
       let select = db.selectFrom("api_keys").selectAll().where("org_id", "=", orgId);
       if (!query.includeDisabled) select = select.where("enabled", "=", 1);
       if (query.withPermissions.length > 0) {
@@ -223,6 +257,12 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
             ),
           ]),
         );
+      }
+      if (query.namePrefix) {
+        const useIndex = postgres || (await isNarrowPrefix(db, orgId, query.namePrefix));
+        for (const condition of namePrefixConditions(query.namePrefix, postgres, useIndex)) {
+          select = select.where(condition);
+        }
       }
       const after = query.after;
       if (after) {
@@ -248,7 +288,8 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
         const row = await select.executeTakeFirst();
         if (!row) return undefined;
         const current = rowToRecord(row);
-        const next = recordToRow(decide(current));
+        const decided = decide(current);
+        const next = recordToRow(decided);
         await trx
           .updateTable("api_keys")
           .set({
@@ -259,6 +300,8 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
             all_future: next.all_future,
             updated_at: next.updated_at,
             leaked_at: next.leaked_at,
+            allowed_cidrs: next.allowed_cidrs,
+            metadata: next.metadata,
             secret_hash: next.secret_hash,
             expires_at: next.expires_at,
             previous_secret_hash: next.previous_secret_hash,
@@ -266,6 +309,7 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
           })
           .where("id", "=", id)
           .execute();
+        if (next.metadata !== row.metadata) await writeMetadata(trx, decided, true);
         const changed = rowToRecord(next);
         await insertAuditEntry(trx, audit?.(current, changed));
         return changed;

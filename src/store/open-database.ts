@@ -172,7 +172,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     throw error;
   }
   const stores = {
-    keys: createKyselyKeyStore({ db, rowLocks: isPostgres }),
+    keys: createKyselyKeyStore({ db, rowLocks: isPostgres, postgres: isPostgres }),
     plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),

@@ -45,6 +45,10 @@ export interface ApiKeysTable {
   leaked_at: number | null;
   /** How `secret_hash` was made: `server` (the server's hashing) or `sha256` (imported; migration 009). */
   secret_scheme: string;
+  /** JSON array of CIDRs the key may be used from (migration 008); null: any address. */
+  allowed_cidrs: string | null;
+  /** JSON object of the key's metadata, read with the record (migration 008); null: none. */
+  metadata: string | null;
   /** Epoch milliseconds from which the key no longer authenticates (migration 007); null: never. */
   expires_at: number | null;
   /** Hash of the secret a roll replaced, while it still works; null otherwise. */
@@ -53,6 +57,19 @@ export interface ApiKeysTable {
   previous_secret_expires_at: number | null;
   /** Epoch milliseconds at which the key's expiry was recorded (audit, metric); null until then. */
   expiry_recorded_at?: number | null;
+}
+
+/**
+ * One metadata member of one key (migration 008): the searchable copy of `api_keys.metadata`, written
+ * in the same transaction, so that `metadata[<name>]=<value>` is an index lookup on both databases.
+ */
+export interface KeyMetadataTable {
+  key_id: string;
+  org_id: string;
+  name: string;
+  value: string;
+  /** The key's `created_at` (which never changes), so the index keeps the list's order. */
+  created_at: number;
 }
 
 export interface RateLimitOverridesTable {
@@ -148,6 +165,7 @@ export interface IdempotencyKeysTable {
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
+  key_metadata: KeyMetadataTable;
   rate_limit_overrides: RateLimitOverridesTable;
   service_tokens: ServiceTokensTable;
   credit_periods: CreditPeriodsTable;

@@ -17,6 +17,8 @@ const current: KeyRecord = {
   updated_at: "2026-11-22T10:00:00.000Z",
   last_used_at: null,
   leaked_at: null,
+  allowed_cidrs: null,
+  metadata: { team: "render", env: "prod" },
   expires_at: null,
   expired: false,
 };
@@ -84,6 +86,35 @@ describe("keys update flags", () => {
     expect(() => updatedConfiguration(current, { allFuture: true, permission: ["usage:read"] })).toThrow(
       /--no-all-future/,
     );
+  });
+});
+
+describe("networks and metadata flags", () => {
+  test("keys update sends them only when a flag changes them (the server keeps what is left out)", () => {
+    expect(updatedConfiguration(current, { name: "x" })).not.toHaveProperty("metadata");
+    expect(updatedConfiguration(current, { name: "x" })).not.toHaveProperty("allowed_cidrs");
+    expect(updatedConfiguration(current, { allowedCidr: ["203.0.113.0/24"] }).allowed_cidrs).toEqual([
+      "203.0.113.0/24",
+    ]);
+    expect(updatedConfiguration(current, { anyAddress: true }).allowed_cidrs).toBeNull();
+    expect(() => updatedConfiguration(current, { anyAddress: true, allowedCidr: ["10.0.0.0/8"] })).toThrow(
+      UsageError,
+    );
+  });
+
+  test("--metadata sets members and --remove-metadata removes them, keeping the others", () => {
+    expect(
+      updatedConfiguration(current, { metadata: ["env=dev", "owner=ana=b"], removeMetadata: ["team"] })
+        .metadata,
+    ).toEqual({ env: "dev", owner: "ana=b" });
+    expect(updatedConfiguration(current, { removeMetadata: ["team", "env"] }).metadata).toBeNull();
+    expect(() => updatedConfiguration(current, { metadata: ["novalue"] })).toThrow(/name=value/);
+  });
+
+  test("keys create passes them on", () => {
+    expect(
+      createConfiguration({ permission: ["usage:read"], allowedCidr: ["::1/128"], metadata: ["team=a"] }),
+    ).toMatchObject({ allowed_cidrs: ["::1/128"], metadata: { team: "a" } });
   });
 });
 

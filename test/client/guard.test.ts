@@ -113,6 +113,21 @@ describe.each([
     expect(service.handled).toEqual(["POST /image", "GET /proxies"]);
   });
 
+  test("sends the caller's address, so a key limited to networks passes from inside and not from outside", async () => {
+    const { server, service, owner } = await setUp(build);
+    const inside = await keyWith(server.test, owner, ["images:create"], { allowed_cidrs: ["127.0.0.0/8"] });
+    const outside = await keyWith(server.test, owner, ["images:create"], {
+      allowed_cidrs: ["203.0.113.0/24"],
+    });
+    expect((await call(service, "POST /image", basic(inside))).status).toBe(200);
+    const refused = await call(service, "POST /image", basic(outside));
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      code: "ip_not_allowed",
+      message: expect.stringContaining("127.0.0.1"),
+    });
+  });
+
   test("relays a 401 (no or wrong credentials) and a 403 (missing permission) with headers and body", async () => {
     const { server, service, owner } = await setUp(build);
     const anonymous = await call(service, "POST /image");

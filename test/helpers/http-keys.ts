@@ -1,5 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import type { KeyConfigurationInput } from "../../src/domain/key-configuration.js";
+import type { KeyInput } from "../../src/services/key-service.js";
 import type { Permission } from "../../src/domain/permissions.js";
 import { basicAuth, type TestApp, type TestKey } from "./build-test-app.js";
 
@@ -12,7 +13,7 @@ import { basicAuth, type TestApp, type TestKey } from "./build-test-app.js";
 export async function seedKey(
   testApp: TestApp,
   owner: TestKey,
-  input: KeyConfigurationInput = { permissions: [] },
+  input: KeyInput = { permissions: [] },
 ): Promise<TestKey> {
   const caller = await testApp.services.store.findKey(owner.orgId, owner.id);
   if (!caller) throw new Error(`seedKey: no key ${owner.id} in ${owner.orgId}`);
@@ -43,8 +44,13 @@ export async function seedDisable(testApp: TestApp, owner: TestKey, key: TestKey
 }
 
 /** A key holding exactly these permissions, created by the organization's owner. */
-export function keyWith(testApp: TestApp, owner: TestKey, permissions: Permission[]): Promise<TestKey> {
-  return seedKey(testApp, owner, { name: `holds ${permissions.join(" ")}`, permissions });
+export function keyWith(
+  testApp: TestApp,
+  owner: TestKey,
+  permissions: Permission[],
+  extra: Omit<KeyInput, "permissions"> = {},
+): Promise<TestKey> {
+  return seedKey(testApp, owner, { name: `holds ${permissions.join(" ")}`, permissions, ...extra });
 }
 
 /** The parsed `RateLimit` header (`"<group>";r=<n>` with an optional `;t=<s>`), or undefined. */

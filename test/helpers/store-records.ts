@@ -26,6 +26,8 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     updatedAt: T0,
     lastUsedAt: null,
     leakedAt: null,
+    allowedCidrs: null,
+    metadata: null,
     expiresAt: null,
     previousSecretHash: null,
     previousSecretExpiresAt: null,

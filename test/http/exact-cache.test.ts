@@ -137,6 +137,7 @@ test("a cached key's read is served as the route's JSON, the same each time, wit
     expect(Object.keys(response.json()).sort()).toEqual(
       [
         "all_future_permissions",
+        "allowed_cidrs",
         "api_id",
         "created_at",
         "description",
@@ -144,6 +145,7 @@ test("a cached key's read is served as the route's JSON, the same each time, wit
         "id",
         "last_used_at",
         "leaked_at",
+        "metadata",
         "name",
         "permissions",
         "updated_at",

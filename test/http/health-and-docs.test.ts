@@ -44,7 +44,16 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
     $ref: "#/components/schemas/ApiKeyRequest",
   });
   expect(Object.keys(document.components.schemas.ApiKeyRequest.properties).sort()).toEqual(
-    ["all_future_permissions", "description", "disabled", "name", "permissions", "expires_at"].sort(),
+    [
+      "all_future_permissions",
+      "allowed_cidrs",
+      "description",
+      "disabled",
+      "expires_at",
+      "metadata",
+      "name",
+      "permissions",
+    ].sort(),
   );
   // Each operation documents the status it answers with.
   expect(Object.keys(document.paths["/v1/api-keys/{id}"].delete.responses)).toEqual(

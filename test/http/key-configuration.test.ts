@@ -227,6 +227,8 @@ describe("the created record", () => {
         "updated_at",
         "last_used_at",
         "leaked_at",
+        "allowed_cidrs",
+        "metadata",
         "expires_at",
         "expired",
       ].sort(),

@@ -60,6 +60,8 @@ test("an update replaces the whole configuration: omitted optional fields return
     updated_at: "2026-11-22T10:00:05.000Z",
     last_used_at: null,
     leaked_at: null,
+    allowed_cidrs: null,
+    metadata: null,
     expires_at: null,
     expired: false,
   });

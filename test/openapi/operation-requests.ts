@@ -17,7 +17,7 @@ export interface Operation {
   method: string;
   /** The templated path, e.g. `/v1/proxies/{id}`. */
   path: string;
-  parameters: { in: string; name: string; required?: boolean; schema: Schema }[];
+  parameters: { in: string; name: string; required?: boolean; style?: string; schema: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   /** The documented statuses, e.g. `["200", "400", "401"]`. */
   statuses: string[];
@@ -198,6 +198,28 @@ function queryValue(schema: Schema, resolve: Resolve, vocabulary: Vocabulary): f
   );
 }
 
+const noSurrogates = oddStrings.map((value) => value.replace(/[\ud800-\udfff]/g, "x"));
+
+/** `name[member]=value` pairs of a `deepObject` parameter (the list's metadata filters). */
+function deepObjectPairs(
+  name: string,
+  schema: Schema,
+  resolve: Resolve,
+  vocabulary: Vocabulary,
+): fc.Arbitrary<[string, string][]> {
+  const members = fc.oneof(
+    validValue(schema, resolve, vocabulary),
+    // Lone surrogates cannot be percent-encoded (queryValue replaces them the same way).
+    fc.dictionary(noSurrogates, noSurrogates, { maxKeys: 3 }),
+  ) as fc.Arbitrary<Record<string, unknown>>;
+  return members.map((object) =>
+    Object.entries(object).map(([member, value]): [string, string] => [
+      `${name}[${member}]`,
+      encodeURIComponent(String(value)),
+    ]),
+  );
+}
+
 function queryArbitrary(
   operation: Operation,
   resolve: Resolve,
@@ -206,9 +228,11 @@ function queryArbitrary(
   const params = operation.parameters.filter((p) => p.in === "query");
   const each = params.map((param) =>
     fc.option(
-      queryValue(param.schema, resolve, vocabulary).map((values) =>
-        values.map((v): [string, string] => [param.name, v]),
-      ),
+      param.style === "deepObject"
+        ? deepObjectPairs(param.name, param.schema, resolve, vocabulary)
+        : queryValue(param.schema, resolve, vocabulary).map((values) =>
+            values.map((v): [string, string] => [param.name, v]),
+          ),
       { freq: 2 },
     ),
   );

@@ -76,6 +76,7 @@ test("keys exported from Unkey (hashes only) are imported and authenticate with 
       name: key.name,
       leaked_at: null,
       expires_at: index === 0 ? "2099-01-01T00:00:00.000Z" : null,
+      metadata: { plan: "pro" },
     });
     const decision = await testApp.app.inject({
       method: "POST",
@@ -91,6 +92,18 @@ test("keys exported from Unkey (hashes only) are imported and authenticate with 
     });
     expect(wrong.statusCode).toBe(401);
   }
+
+  // The imported metadata is searchable like a created key's.
+  const found = await testApp.app.inject({
+    url: "/v1/api-keys?metadata[plan]=pro",
+    headers: basicAuth(owner.api_id, owner.api_key),
+  });
+  expect(
+    found
+      .json()
+      .data.map((key: { api_id: string }) => key.api_id)
+      .sort(),
+  ).toEqual(exported.keys.map((key) => key.id).sort());
 
   const trail = await testApp.app.inject({
     url: "/v1/audit?count=10",
@@ -205,14 +218,11 @@ test("an api_id already stored, the quota, a pepper with hashes, and unsupported
     line({ expires_at: "yesterday" }),
     line({ expires_at: "2020-01-01T00:00:00Z" }),
   );
-  const unsupported = await latchkeyStatus(["keys", "import", "--org", orgId, "--file", file], env);
-  expect(unsupported.code).toBe(2);
-  expect(unsupported.stderr).toContain(
-    "line 1 /metadata is valid, but this version of latchkey cannot store it yet",
-  );
-  expect(unsupported.stderr).not.toContain("line 1 /expires_at");
-  expect(unsupported.stderr).toContain("line 2 /expires_at");
-  expect(unsupported.stderr).toContain("line 3 /expires_at");
+  const badExpiries = await latchkeyStatus(["keys", "import", "--org", orgId, "--file", file], env);
+  expect(badExpiries.code).toBe(2);
+  expect(badExpiries.stderr).not.toContain("line 1");
+  expect(badExpiries.stderr).toContain("line 2 /expires_at");
+  expect(badExpiries.stderr).toContain("line 3 /expires_at");
   expect(await keyCount(env)).toBe(1);
 });
 

@@ -39,6 +39,8 @@ function key(id: string, lastUsedAt: number | null = null): ApiKeyRecord {
     enabled: true,
     permissions: [],
     allFuturePermissions: false,
+    allowedCidrs: null,
+    metadata: null,
     createdAt: 0,
     updatedAt: 0,
     lastUsedAt,

@@ -16,7 +16,8 @@ type SpecConfiguration = Required<
  *
  * An all-future key is resent as `permissions: []` with `all_future_permissions: true` (its record lists
  * the whole catalogue, which the server would refuse beside the flag). latchkey's own fields
- * (`expires_at`) are left out: the server keeps them when an update omits them.
+ * (`expires_at`, `allowed_cidrs`, `metadata`) are left out: the server keeps them when an update omits
+ * them.
  */
 export function configurationOf(key: KeyRecord): SpecConfiguration {
   return {

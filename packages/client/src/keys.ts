@@ -27,6 +27,8 @@ function listQuery(options: ListKeysOptions): URLSearchParams {
   if (options.includeDisabled) query.set("include_disabled", "true");
   // Repeated once per name: the server refuses names joined by commas or spaces.
   for (const permission of options.withPermission ?? []) query.append("with_permission", permission);
+  for (const [name, value] of Object.entries(options.metadata ?? {})) query.set(`metadata[${name}]`, value);
+  if (options.namePrefix !== undefined) query.set("name_prefix", options.namePrefix);
   return query;
 }
 

@@ -78,6 +78,14 @@ function laterExpiry(key: KeyRecord): { expires_at?: string } {
     : {};
 }
 
+/** The old key's networks and metadata, for its replacement: limited and found like it. */
+function networksAndMetadata(key: KeyRecord): Pick<KeyConfiguration, "allowed_cidrs" | "metadata"> {
+  return {
+    ...(key.allowed_cidrs ? { allowed_cidrs: [...key.allowed_cidrs] } : {}),
+    ...(key.metadata ? { metadata: { ...key.metadata } } : {}),
+  };
+}
+
 /** Switches the client to `key`'s credentials when it is the key the client runs on. */
 function adopt(transport: Transport, oldKey: KeyRecord, key: CreatedKey): void {
   // Rotating the key this client runs on would otherwise leave the client with dead credentials.
@@ -145,7 +153,12 @@ export async function rotateKey(
     oldKey = await keys.get(id);
     completed("read");
     step = "create";
-    newKey = await keys.create({ ...configurationOf(oldKey), disabled: false, ...laterExpiry(oldKey) });
+    newKey = await keys.create({
+      ...configurationOf(oldKey),
+      disabled: false,
+      ...laterExpiry(oldKey),
+      ...networksAndMetadata(oldKey),
+    });
     completed("create");
     step = "store";
     await options.store?.(newKey);

@@ -46,6 +46,18 @@ export interface KeyConfiguration {
   /** The key gets every current and future permission. Default `false`. */
   all_future_permissions?: boolean;
   /**
+   * Networks the key may be used from: up to 50 IPv4 or IPv6 CIDRs (`203.0.113.0/24`); null allows any
+   * address. Unlike the members above, an update that omits it keeps it. From elsewhere, the key is
+   * refused with `403 ip_not_allowed`.
+   */
+  allowed_cidrs?: string[] | null;
+  /**
+   * Up to 20 string members to find the key by (`list({ metadata: { team: "billing" } })`): names of 1
+   * to 40 letters, digits, `_`, `.` or `-`, values up to 500 characters. Null clears it; an update that
+   * omits it keeps it.
+   */
+  metadata?: Record<string, string> | null;
+  /**
    * latchkey's own: when the key stops authenticating, RFC 3339, in the future. Omitted on update keeps
    * it; an update may only bring it forward (never later, never `null` once set).
    */
@@ -76,6 +88,10 @@ export interface KeyRecord {
   last_used_at: string | null;
   /** When a secret scanner reported the secret public, RFC 3339 UTC; null otherwise. */
   leaked_at: string | null;
+  /** Networks (CIDRs) the key may be used from; null: any address. */
+  allowed_cidrs: string[] | null;
+  /** The key's metadata members; null: none. */
+  metadata: Record<string, string> | null;
   /** When the key stops authenticating, RFC 3339 UTC; null when it never expires. */
   expires_at: string | null;
   /** Whether `expires_at` has passed: the key no longer authenticates. */
@@ -115,6 +131,10 @@ export interface ListKeysOptions {
   withPermission?: Permission[];
   /** `pagination.next_page_start` of the previous page; omitted for the first page. */
   pageStart?: string;
+  /** Only keys holding every one of these metadata members, with exactly these values. */
+  metadata?: Record<string, string>;
+  /** Only keys whose name starts with this text (case-sensitive). */
+  namePrefix?: string;
 }
 
 /** The body of every error the server sends (docs/troubleshooting.md). */
@@ -147,6 +167,11 @@ export interface AuthorizeRequest {
   group?: string;
   /** Image credits the operation consumes: a whole number from 1 to 1,000,000. */
   credits?: number;
+  /**
+   * The address the caller connected from (IPv4 or IPv6, no port). Required for keys with
+   * `allowed_cidrs`, which are refused with `403 ip_not_allowed` without it.
+   */
+  client_ip?: string;
   /**
    * `mcp` when the decision will be relayed as an MCP tool error: it then carries no rate-limit
    * headers. Default `rest`.

@@ -18,12 +18,24 @@ import {
   KeyList,
   KeyRecord,
   ListKeysQuery,
+  METADATA_FILTER,
   NoContent,
   RolledKeyRecord,
   RollKeyBody,
 } from "../schemas.js";
 
 const security = [{ basicAuth: [] }];
+
+/** The `metadata[<name>]=<value>` members of a list query (the schema checked their names and values). */
+function metadataFilters(query: object): Record<string, string> {
+  // No prototype: a member named `__proto__` is a filter like any other, not a change of prototype.
+  const filters = Object.create(null) as Record<string, string>;
+  for (const [member, value] of Object.entries(query)) {
+    const name = METADATA_FILTER.exec(member)?.[1];
+    if (name !== undefined && typeof value === "string") filters[name] = value;
+  }
+  return filters;
+}
 const tags = ["API keys"];
 
 /** `/v1/api-keys`: parse, call one service method, shape the reply. */
@@ -107,6 +119,8 @@ export async function apiKeyRoutes(
         pageStart: query.page_start,
         includeDisabled: query.include_disabled,
         withPermission: parsePermissionFilter(query.with_permission ?? []),
+        withMetadata: metadataFilters(query),
+        namePrefix: query.name_prefix,
       });
       return { data: page.keys.map(record), pagination: { next_page_start: page.nextPageStart } };
     },

@@ -3,6 +3,7 @@ import { invalidRequest, LatchkeyError } from "../../domain/errors.js";
 import type { RouteTable } from "../../domain/route-table.js";
 import type { AccessControl } from "../../services/access-decision.js";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
+import { gatewayOrigin } from "../client-origin.js";
 import { decisionHeaders } from "../decision-headers.js";
 import { type ForwardedHeaders, originalRequest } from "../forwarded-request.js";
 import { sendError } from "../error-handler.js";
@@ -96,6 +97,7 @@ export async function forwardAuthRoutes(
         permission: route.permission,
         group: route.group,
         credits: route.credits,
+        client: gatewayOrigin(request),
       });
       request.caller = decision.caller;
       reply.headers(decisionHeaders(decision));

@@ -5,6 +5,7 @@ import { resources } from "./003-resources.js";
 import { audit } from "./004-audit.js";
 import { idempotency } from "./005-idempotency.js";
 import { organizationNames } from "./006-organization-names.js";
+import { networksAndMetadata } from "./008-networks-and-metadata.js";
 import { keyExpiry } from "./007-key-expiry.js";
 import { leaksAndImports } from "./009-leaks-and-imports.js";
 
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "004-audit": audit,
   "005-idempotency": idempotency,
   "006-organization-names": organizationNames,
+  "008-networks-and-metadata": networksAndMetadata,
   "007-key-expiry": keyExpiry,
   "009-leaks-and-imports": leaksAndImports,
 };

@@ -15,6 +15,12 @@ export interface GuardOptions<Request> {
    */
   credits?: number | ((request: Request) => number | undefined);
   /**
+   * The caller's IP address, sent as `client_ip` for keys limited to networks (`allowed_cidrs`).
+   * Default: Fastify's `request.ip` (which follows Fastify's own `trustProxy`), the socket's peer for
+   * `node:http`. Behind a proxy of your own, return the client's address from its header instead.
+   */
+  clientIp?: (request: Request) => string | undefined;
+  /**
    * Told when latchkey could not decide (unreachable, a 5xx, or a refused service token or guard
    * configuration: 401 `invalid_service_token`, 400); the caller then gets a 503. Default: the Fastify
    * guard logs it with `request.log.error`, the Node guard with `console.error`.
@@ -66,14 +72,17 @@ export async function judge<Request extends object>(
   request: Request,
   authorization: string | undefined,
   reportError: (error: unknown, request: Request) => void,
+  peer?: string,
 ): Promise<Verdict> {
   try {
     const credits = typeof options.credits === "function" ? options.credits(request) : options.credits;
+    const clientIp = options.clientIp ? options.clientIp(request) : peer;
     const decision = await options.client.authorize({
       authorization,
       permission: options.permission,
       ...(options.group !== undefined ? { group: options.group } : {}),
       ...(credits !== undefined ? { credits } : {}),
+      ...(clientIp ? { client_ip: clientIp } : {}),
     });
     if (decision.allowed && decision.organization_id !== null && decision.key !== null) {
       const allowed = decision as AllowedDecision;

@@ -9,6 +9,8 @@ export interface FastifyLikeRequest {
   readonly headers: { readonly authorization?: string | undefined };
   /** Fastify's request logger, told when latchkey could not decide (unless `onError` is given). */
   readonly log?: { error(object: unknown, message?: string): void };
+  /** The caller's address as Fastify sees it (its `trustProxy` applied), sent as `client_ip`. */
+  readonly ip?: string;
 }
 
 /** The parts of a Fastify reply the guard uses; a `FastifyReply` fits. */
@@ -41,8 +43,12 @@ export function latchkeyGuard<Request extends FastifyLikeRequest>(
   options: GuardOptions<Request>,
 ): (request: Request, reply: FastifyLikeReply) => Promise<FastifyLikeReply | undefined> {
   return async (request, reply) => {
-    const verdict = await judge(options, request, request.headers.authorization, (error, failed) =>
-      failed.log?.error({ err: error }, "latchkey could not decide; answered 503"),
+    const verdict = await judge(
+      options,
+      request,
+      request.headers.authorization,
+      (error, failed) => failed.log?.error({ err: error }, "latchkey could not decide; answered 503"),
+      request.ip,
     );
     if (verdict.allowed) {
       for (const [name, value] of Object.entries(verdict.decision.headers)) reply.header(name, value);

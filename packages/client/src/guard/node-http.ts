@@ -23,8 +23,12 @@ export function latchkeyNodeGuard<Request extends IncomingMessage = IncomingMess
   options: GuardOptions<Request>,
 ): (req: Request, res: ServerResponse) => Promise<AllowedDecision | undefined> {
   return async (req, res) => {
-    const verdict = await judge(options, req, req.headers.authorization, (error) =>
-      console.error("latchkey could not decide; answered 503:", error),
+    const verdict = await judge(
+      options,
+      req,
+      req.headers.authorization,
+      (error) => console.error("latchkey could not decide; answered 503:", error),
+      req.socket.remoteAddress,
     );
     if (verdict.allowed) {
       for (const [name, value] of Object.entries(verdict.decision.headers)) res.setHeader(name, value);

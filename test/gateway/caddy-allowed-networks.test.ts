@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { type EchoUpstream, type RunningCaddy, startCaddy, startEchoUpstream } from "../helpers/gateway.js";
+import { latchkey, type ServerProcess, startSuiteServer } from "../helpers/processes.js";
+import { freePort } from "../helpers/redis-server.js";
+import { describeWithServices } from "../helpers/services.js";
+
+// Keys limited to networks behind the documented Caddy setup (examples/Caddyfile): forward-auth reads
+// the client's address from the X-Forwarded-For that Caddy writes, never from what the caller sends.
+const examples = new URL("../../examples/", import.meta.url).pathname;
+
+const basic = (apiId: string, secret: string) =>
+  `Basic ${Buffer.from(`${apiId}:${secret}`).toString("base64")}`;
+
+describeWithServices(["caddy"], "allowed_cidrs through a real Caddy", ({ caddy }) => {
+  let dir: string;
+  let upstream: EchoUpstream;
+  let server: ServerProcess;
+  let gateway: RunningCaddy;
+  let owner: string;
+
+  /** A key with every permission, limited to `allowed_cidrs`, made through latchkey's own API. */
+  async function keyFrom(allowedCidrs: string[] | null): Promise<string> {
+    const response = await fetch(`${server.baseUrl}/v1/api-keys`, {
+      method: "POST",
+      headers: { authorization: owner, "content-type": "application/json" },
+      body: JSON.stringify({ permissions: [], all_future_permissions: true, allowed_cidrs: allowedCidrs }),
+    });
+    const key = (await response.json()) as { api_id: string; api_key: string };
+    expect(response.status, JSON.stringify(key)).toBe(200);
+    return basic(key.api_id, key.api_key);
+  }
+
+  const viaGateway = (authorization: string, headers: Record<string, string> = {}) =>
+    fetch(`${gateway.baseUrl}/v1/images`, { headers: { authorization, ...headers } });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "latchkey-networks-"));
+    const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(dir, "latchkey.db")}` };
+    const { key } = JSON.parse((await latchkey(["org", "create", "--name", "acme", "--json"], env)).stdout);
+    owner = basic(key.api_id, key.api_key);
+    const token = JSON.parse(
+      (await latchkey(["service-token", "create", "--name", "caddy", "--json"], env)).stdout,
+    ).token;
+    upstream = await startEchoUpstream();
+    server = await startSuiteServer(
+      { ...env, LATCHKEY_ROUTES: join(examples, "routes.json"), LATCHKEY_BOOTSTRAP: "off" },
+      await freePort(),
+    );
+    gateway = await startCaddy(
+      caddy,
+      join(examples, "Caddyfile"),
+      {
+        LATCHKEY_ADDRESS: new URL(server.baseUrl).host,
+        UPSTREAM_ADDRESS: upstream.address,
+        LATCHKEY_SERVICE_TOKEN: token,
+      },
+      join(dir, "caddy"),
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    server?.child.kill("SIGKILL");
+    await upstream?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a key allowed from the caller's network passes the gateway to the upstream", async () => {
+    const before = upstream.received.length;
+    const response = await viaGateway(await keyFrom(["127.0.0.0/8", "::1/128"]));
+    expect(response.status).toBe(200);
+    expect(upstream.received).toHaveLength(before + 1);
+  });
+
+  test("a key from elsewhere is refused at the gateway with 403 ip_not_allowed naming the caller's address", async () => {
+    const before = upstream.received.length;
+    const response = await viaGateway(await keyFrom(["203.0.113.0/24"]));
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({
+      code: "ip_not_allowed",
+      message: expect.stringContaining("127.0.0.1"),
+    });
+    expect(upstream.received).toHaveLength(before);
+  });
+
+  test("a caller that sends its own X-Forwarded-For cannot choose its address", async () => {
+    const before = upstream.received.length;
+    const auth = await keyFrom(["203.0.113.0/24"]);
+    for (const forged of ["203.0.113.7", "203.0.113.7, 203.0.113.8"]) {
+      const response = await viaGateway(auth, { "x-forwarded-for": forged });
+      expect(response.status).toBe(403);
+      expect(((await response.json()) as { message: string }).message).toContain("127.0.0.1");
+    }
+    expect(upstream.received).toHaveLength(before);
+  });
+
+  test("a key without networks is used from anywhere", async () => {
+    expect((await viaGateway(await keyFrom(null))).status).toBe(200);
+  });
+});
