@@ -45,6 +45,8 @@ import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
 import { type AccessControl, createAccessControl } from "./services/access-decision.js";
 import { createCreditLedger } from "./services/credits.js";
+import { type ConsoleUserService, createConsoleUserService } from "./services/console-users.js";
+import type { ConsoleStore } from "./store/console-store.js";
 import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
@@ -87,6 +89,10 @@ export interface Services {
   awsExternalIds: AwsExternalIdService;
   /** Creates sent with an `Idempotency-Key`: run once, the first response kept 24 hours. */
   idempotency: IdempotentCreates;
+  /** Console users and memberships (`latchkey user ...`, the members page). */
+  consoleUsers: ConsoleUserService;
+  /** Console users, memberships and sessions as stored (sign-in, sessions). */
+  consoleStore: ConsoleStore;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
   /** What keeps the SQLite record caches exact; absent on PostgreSQL (src/cache/freshness.ts). */
@@ -194,6 +200,8 @@ export async function createServices(
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
     idempotency,
+    consoleUsers: createConsoleUserService({ store: stores.console, keys: store, clock }),
+    consoleStore: stores.console,
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
     cacheSizes: coherence.cacheSizes,

@@ -8,6 +8,7 @@ import { registerOrgCommands } from "./org-commands.js";
 import { registerResourceCommands } from "./resource-commands.js";
 import { registerServerCommands } from "./server-commands.js";
 import { registerServiceTokenCommands } from "./service-token-commands.js";
+import { registerUserCommands } from "./user-commands.js";
 
 // Set before the commands are added, so that every one inherits them: a usage mistake is one line,
 // `latchkey: <what is wrong>` (no help dump), and exits 2 whichever command it was; help exits 0.
@@ -30,6 +31,7 @@ registerKeyCommands(program);
 registerResourceCommands(program);
 registerServiceTokenCommands(program);
 registerAuditCommand(program);
+registerUserCommands(program);
 
 /** Every command's help ends with the one table of exit statuses. */
 function addExitStatusHelp(command: Command): void {

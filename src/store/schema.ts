@@ -131,6 +131,33 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+/** A person who signs in to the console (migration 010). */
+export interface ConsoleUsersTable {
+  id: string;
+  email: string;
+  /** scrypt parameters, salt and hash (src/domain/passwords.ts). */
+  password_hash: string;
+  created_at: number;
+}
+
+/** A user's role in one organization. */
+export interface MembershipsTable {
+  user_id: string;
+  org_id: string;
+  /** `owner`, `admin` or `member`. */
+  role: string;
+  created_at: number;
+}
+
+/** One signed-in browser; only the SHA-256 of its cookie is kept. */
+export interface ConsoleSessionsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -144,4 +171,7 @@ export interface Database {
   deleted_resources: DeletedResourcesTable;
   aws_external_ids: AwsExternalIdsTable;
   idempotency_keys: IdempotencyKeysTable;
+  console_users: ConsoleUsersTable;
+  memberships: MembershipsTable;
+  console_sessions: ConsoleSessionsTable;
 }

@@ -5,6 +5,7 @@ import { resources } from "./003-resources.js";
 import { audit } from "./004-audit.js";
 import { idempotency } from "./005-idempotency.js";
 import { organizationNames } from "./006-organization-names.js";
+import { consoleUsers } from "./010-console.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "004-audit": audit,
   "005-idempotency": idempotency,
   "006-organization-names": organizationNames,
+  "010-console": consoleUsers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
