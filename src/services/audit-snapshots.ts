@@ -69,6 +69,10 @@ export function userSnapshot(user: { id: string; email: string }): AuditSnapshot
 }
 
 /** A membership: who, where, which role. */
-export function membershipSnapshot(membership: { userId: string; orgId: string; role: string }): AuditSnapshot {
+export function membershipSnapshot(membership: {
+  userId: string;
+  orgId: string;
+  role: string;
+}): AuditSnapshot {
   return { user_id: membership.userId, org_id: membership.orgId, role: membership.role };
 }
