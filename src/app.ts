@@ -30,6 +30,8 @@ import { keepCoherent } from "./cache/coherence.js";
 import type { Freshness } from "./cache/freshness.js";
 import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
+import { consoleRoutes } from "./console/plugin.js";
+import { createConsoleSessions } from "./services/console-sessions.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import { openRedis } from "./ratelimit/redis-connection.js";
@@ -300,6 +302,15 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     routes: routeTable,
     forwardedHeaders: config.forwardedHeaders,
   });
+  if (config.console) {
+    const sessions = createConsoleSessions({
+      store: services.consoleStore,
+      limiter: services.limiter,
+      clock: services.clock,
+      namespace: config.redisPrefix,
+    });
+    await app.register(consoleRoutes, { prefix: "/console", services, sessions });
+  }
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),
     tools: mcpTools(services),
