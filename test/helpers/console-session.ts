@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { Response } from "light-my-request";
 import { expect } from "vitest";
 import type { TestApp } from "./build-test-app.js";
 
@@ -35,12 +36,12 @@ export function form(fields: Record<string, string | string[]>): string {
 export interface ConsoleBrowser {
   cookie: string;
   csrf: string;
-  get(url: string): ReturnType<FastifyInstance["inject"]>;
+  get(url: string): Promise<Response>;
   post(
     url: string,
     fields: Record<string, string | string[]>,
     headers?: Record<string, string>,
-  ): ReturnType<FastifyInstance["inject"]>;
+  ): Promise<Response>;
 }
 
 export async function signIn(

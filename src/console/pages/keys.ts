@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Services } from "../../app.js";
 import { LatchkeyError } from "../../domain/errors.js";
 import type { KeyConfigurationInput } from "../../domain/key-configuration.js";
@@ -49,7 +49,7 @@ async function allKeys(
 /** The keys pages: list with filters, create (secret shown once), edit, disable. */
 export async function keyPages(app: FastifyInstance, services: Services): Promise<void> {
   const store = services.consoleStore;
-  const send = (reply: import("fastify").FastifyReply, page: { text: string }, status = 200) =>
+  const send = (reply: FastifyReply, page: { text: string }, status = 200) =>
     reply.code(status).type("text/html").send(page.text);
 
   app.get<{

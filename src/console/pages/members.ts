@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Services } from "../../app.js";
 import { CONSOLE_ROLES, userActor } from "../../domain/console-roles.js";
 import { LatchkeyError } from "../../domain/errors.js";
@@ -84,7 +84,7 @@ export async function memberPages(app: FastifyInstance, services: Services): Pro
     assertCanManageMembers(context);
     return context;
   };
-  const html200 = (reply: import("fastify").FastifyReply, status: number, page: { text: string }) =>
+  const html200 = (reply: FastifyReply, status: number, page: { text: string }) =>
     reply.code(status).type("text/html").send(page.text);
 
   app.get<{ Params: OrgParams; Querystring: { notice?: string } }>(
@@ -99,7 +99,7 @@ export async function memberPages(app: FastifyInstance, services: Services): Pro
   /** Runs a change; a refused one (bad input, the last owner) re-renders the page with the reason. */
   async function change(
     request: Parameters<typeof pageContext>[0],
-    reply: import("fastify").FastifyReply,
+    reply: FastifyReply,
     orgId: string,
     work: (actor: string) => Promise<unknown>,
   ) {
