@@ -46,6 +46,10 @@ export async function consoleRoutes(
   options: { services: Services; sessions: ConsoleSessions },
 ): Promise<void> {
   const { services, sessions } = options;
+  // Pages for people, not operations of the API: kept out of the OpenAPI document.
+  app.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
     { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
