@@ -32,6 +32,8 @@ import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
 import { consoleRoutes } from "./console/plugin.js";
 import { createConsoleSessions } from "./services/console-sessions.js";
+import { createMcpOauth, type McpOauth } from "./services/mcp-oauth.js";
+import { oauthRoutes } from "./oauth/routes.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import { openRedis } from "./ratelimit/redis-connection.js";
@@ -95,6 +97,8 @@ export interface Services {
   consoleUsers: ConsoleUserService;
   /** Console users, memberships and sessions as stored (sign-in, sessions). */
   consoleStore: ConsoleStore;
+  /** MCP over OAuth: registered clients, codes, connections and their tokens. */
+  mcpOauth: McpOauth;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
   /** What keeps the SQLite record caches exact; absent on PostgreSQL (src/cache/freshness.ts). */
@@ -204,6 +208,7 @@ export async function createServices(
     idempotency,
     consoleUsers: createConsoleUserService({ store: stores.console, keys: store, clock }),
     consoleStore: stores.console,
+    mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
     cacheSizes: coherence.cacheSizes,
@@ -309,13 +314,16 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
       clock: services.clock,
       namespace: config.redisPrefix,
     });
-    await app.register(consoleRoutes, { prefix: "/console", services, sessions });
+    await app.register(consoleRoutes, { prefix: "/console", services, sessions, oauth: services.mcpOauth });
+    await app.register(oauthRoutes, { oauth: services.mcpOauth });
   }
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),
     tools: mcpTools(services),
     allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
     maxBodyBytes: MAX_BODY_BYTES,
+    // Sign-in and consent are console pages: without the console, /mcp takes Basic credentials only.
+    ...(config.console ? { oauth: services.mcpOauth } : {}),
   });
   return { app, services, routeTable };
 }

@@ -9,6 +9,7 @@ export const SECTIONS = [
   { path: "usage", title: "Usage" },
   { path: "limits", title: "Rate limits" },
   { path: "audit", title: "Audit" },
+  { path: "connections", title: "Connections" },
   { path: "members", title: "Members", ownersOnly: true },
 ] as const;
 

@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   "membership.create",
   "membership.update",
   "membership.remove",
+  "mcp_connection.create",
+  "mcp_connection.revoke",
 ] as const;
 
 /** One recorded action. */

@@ -9,6 +9,8 @@ import type { KeyStore } from "./key-store.js";
 import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { createKyselyConsoleStore } from "./kysely-console-store.js";
+import { createKyselyOauthStore } from "./kysely-oauth-store.js";
+import type { OauthStore } from "./oauth-store.js";
 import type { ConsoleStore } from "./console-store.js";
 import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
 import type { IdempotencyStore } from "./idempotency-store.js";
@@ -141,6 +143,8 @@ export interface Stores {
   idempotency: IdempotencyStore;
   /** Console users, memberships and sessions. */
   console: ConsoleStore;
+  /** MCP over OAuth: clients, codes, connections. */
+  oauth: OauthStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -183,6 +187,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     resources: createKyselyResourceStore(db, isPostgres),
     idempotency: createKyselyIdempotencyStore(db),
     console: createKyselyConsoleStore(db),
+    oauth: createKyselyOauthStore(db),
     dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
     poolStats: postgres
       ? () => ({

@@ -158,6 +158,44 @@ export interface ConsoleSessionsTable {
   revoked_at: number | null;
 }
 
+/** A client registered at `/oauth/register` (migration 011). */
+export interface OauthClientsTable {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string;
+  created_at: number;
+}
+
+/** An authorization code, kept hashed until its one exchange. */
+export interface OauthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  org_id: string;
+  permissions: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A connection a user granted an MCP client, with its current tokens' hashes. */
+export interface McpConnectionsTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  client_id: string;
+  client_name: string;
+  permissions: string;
+  resource: string;
+  access_hash: string;
+  access_expires_at: number;
+  refresh_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -174,4 +212,7 @@ export interface Database {
   console_users: ConsoleUsersTable;
   memberships: MembershipsTable;
   console_sessions: ConsoleSessionsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_codes: OauthCodesTable;
+  mcp_connections: McpConnectionsTable;
 }

@@ -6,6 +6,7 @@ import { audit } from "./004-audit.js";
 import { idempotency } from "./005-idempotency.js";
 import { organizationNames } from "./006-organization-names.js";
 import { consoleUsers } from "./010-console.js";
+import { mcpOauth } from "./011-mcp-oauth.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "005-idempotency": idempotency,
   "006-organization-names": organizationNames,
   "010-console": consoleUsers,
+  "011-mcp-oauth": mcpOauth,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
