@@ -4,16 +4,17 @@ import type { FastifyReply } from "fastify";
  * Every console response: scripts and styles only from latchkey itself (no inline script, no CDN),
  * never framed (clickjacking), no referrer leaking key ids, nothing kept by shared caches.
  */
-const policy = (formAction: string) => [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  `form-action ${formAction}`,
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+const policy = (formAction: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    `form-action ${formAction}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
 const CONTENT_SECURITY_POLICY = policy("'self'");
 
 /**

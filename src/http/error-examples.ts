@@ -77,7 +77,10 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
   idempotency_key_in_use: idempotencyKeyInUse,
   rate_limiter_unavailable: rateLimiterUnavailable,
   csrf_failed: () =>
-    new LatchkeyError("csrf_failed", "This form was not sent from a latchkey console page; nothing was changed."),
+    new LatchkeyError(
+      "csrf_failed",
+      "This form was not sent from a latchkey console page; nothing was changed.",
+    ),
 };
 
 /** The example body of one error code. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { LatchkeyError } from "../domain/errors.js";
+import { unauthorized } from "../services/authenticate.js";
 import { errorBody } from "../http/error-handler.js";
 import { mcpResourceOf, originOf } from "../oauth/routes.js";
 import type { McpOauth } from "../services/mcp-oauth.js";
@@ -32,15 +32,15 @@ export function connectionCaller(connection: McpConnection): ApiKeyRecord {
  * The 401 of `/mcp`: a Bearer challenge naming the protected-resource metadata (how MCP clients find
  * the OAuth flow), then Basic for the clients that send key credentials.
  */
-export function sendMcpChallenge(request: FastifyRequest, reply: FastifyReply, invalidToken: boolean): FastifyReply {
+export function sendMcpChallenge(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  invalidToken: boolean,
+): FastifyReply {
   const metadata = `${originOf(request)}/.well-known/oauth-protected-resource`;
   const bearer = `Bearer resource_metadata="${metadata}"${invalidToken ? ', error="invalid_token"' : ""}`;
   reply.header("WWW-Authenticate", [bearer, 'Basic realm="latchkey", charset="UTF-8"']);
-  const error = new LatchkeyError(
-    "unauthorized",
-    "Send an OAuth access token (Authorization: Bearer) or a key's Basic credentials.",
-  );
-  return reply.code(401).send(errorBody(error));
+  return reply.code(401).send(errorBody(unauthorized()));
 }
 
 /** The connection of a Bearer token for this server's `/mcp`, or undefined (unknown, expired, revoked, other resource). */

@@ -10,7 +10,10 @@ const HIDDEN = { schema: { hide: true } };
 
 function oauthFailure(reply: FastifyReply, error: unknown): FastifyReply {
   if (!(error instanceof OauthError)) throw error;
-  return reply.code(error.status).header("Cache-Control", "no-store").send({ error: error.error, error_description: error.message });
+  return reply
+    .code(error.status)
+    .header("Cache-Control", "no-store")
+    .send({ error: error.error, error_description: error.message });
 }
 
 /** Browser-based MCP clients (the MCP Inspector) read the metadata and call these endpoints cross-origin. */
@@ -62,7 +65,10 @@ export async function oauthRoutes(app: FastifyInstance, options: { oauth: McpOau
   app.post("/oauth/register", HIDDEN, async (request, reply) => {
     allowAnyOrigin(reply);
     try {
-      return reply.code(201).header("Cache-Control", "no-store").send(await oauth.register(request.body));
+      return reply
+        .code(201)
+        .header("Cache-Control", "no-store")
+        .send(await oauth.register(request.body));
     } catch (error) {
       return oauthFailure(reply, error);
     }
@@ -87,7 +93,10 @@ export async function oauthRoutes(app: FastifyInstance, options: { oauth: McpOau
         const grant = form.get("grant_type");
         if (grant === "authorization_code") return reply.send(await oauth.exchangeCode(form));
         if (grant === "refresh_token") return reply.send(await oauth.refresh(form));
-        throw new OauthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token.");
+        throw new OauthError(
+          "unsupported_grant_type",
+          "grant_type must be authorization_code or refresh_token.",
+        );
       } catch (error) {
         return oauthFailure(reply, error);
       }

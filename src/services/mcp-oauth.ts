@@ -4,7 +4,12 @@ import type { Clock } from "../domain/clock.js";
 import { userActor } from "../domain/console-roles.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
 import { LatchkeyError } from "../domain/errors.js";
-import { isPermission, normalizePermissions, PERMISSION_CATALOGUE, type Permission } from "../domain/permissions.js";
+import {
+  isPermission,
+  normalizePermissions,
+  PERMISSION_CATALOGUE,
+  type Permission,
+} from "../domain/permissions.js";
 import type { McpConnection, OauthClient, OauthStore } from "../store/oauth-store.js";
 import { newAuditId } from "./audit-trail.js";
 
@@ -68,7 +73,10 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
     return { access, refresh, accessHash: hasher.hash(access), refreshHash: hasher.hash(refresh) };
   }
 
-  const answer = (tokens: { access: string; refresh: string }, permissions: readonly Permission[]): TokenAnswer => ({
+  const answer = (
+    tokens: { access: string; refresh: string },
+    permissions: readonly Permission[],
+  ): TokenAnswer => ({
     access_token: tokens.access,
     token_type: "Bearer",
     expires_in: ACCESS_TOKEN_SECONDS,
@@ -80,13 +88,20 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
     /** RFC 7591: a public client (PKCE, no secret) with exact redirect URIs. */
     async register(body: unknown) {
       const parsed = OAuthClientMetadataSchema.safeParse(body);
-      if (!parsed.success) throw new OauthError("invalid_client_metadata", "The registration is not valid client metadata.");
+      if (!parsed.success)
+        throw new OauthError("invalid_client_metadata", "The registration is not valid client metadata.");
       const metadata = parsed.data;
       if (metadata.redirect_uris.length === 0 || !metadata.redirect_uris.every(acceptableRedirect)) {
-        throw new OauthError("invalid_redirect_uri", "redirect_uris must be https URLs, or http on localhost, without a fragment.");
+        throw new OauthError(
+          "invalid_redirect_uri",
+          "redirect_uris must be https URLs, or http on localhost, without a fragment.",
+        );
       }
       if (metadata.token_endpoint_auth_method && metadata.token_endpoint_auth_method !== "none") {
-        throw new OauthError("invalid_client_metadata", "Only public clients are registered: token_endpoint_auth_method none, with PKCE.");
+        throw new OauthError(
+          "invalid_client_metadata",
+          "Only public clients are registered: token_endpoint_auth_method none, with PKCE.",
+        );
       }
       const client: OauthClient = {
         clientId: `mcl_${randomBase62(22)}`,
@@ -110,29 +125,49 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
      * Checks an authorization request. An unknown client or an unregistered redirect URI is shown as an
      * error page, never followed (the request could come from anyone); PKCE S256 is required.
      */
-    async checkAuthorization(query: Record<string, string | undefined>, canonicalResource: string): Promise<AuthorizationRequest> {
+    async checkAuthorization(
+      query: Record<string, string | undefined>,
+      canonicalResource: string,
+    ): Promise<AuthorizationRequest> {
       const client = query.client_id ? await store.findClient(query.client_id) : undefined;
-      if (!client) throw new LatchkeyError("invalid_request", "Unknown client_id: register the client first.");
-      const redirectUri = query.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+      if (!client)
+        throw new LatchkeyError("invalid_request", "Unknown client_id: register the client first.");
+      const redirectUri =
+        query.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
       if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
         throw new LatchkeyError("invalid_request", "redirect_uri is not one this client registered.");
       }
-      if (query.response_type !== "code") throw new LatchkeyError("invalid_request", "response_type must be code.");
+      if (query.response_type !== "code")
+        throw new LatchkeyError("invalid_request", "response_type must be code.");
       if (query.code_challenge_method !== "S256" || !/^[A-Za-z0-9_-]{43}$/.test(query.code_challenge ?? "")) {
-        throw new LatchkeyError("invalid_request", "PKCE is required: code_challenge with code_challenge_method S256.");
+        throw new LatchkeyError(
+          "invalid_request",
+          "PKCE is required: code_challenge with code_challenge_method S256.",
+        );
       }
       const resource = query.resource ?? canonicalResource;
       if (resource !== canonicalResource) {
-        throw new LatchkeyError("invalid_request", `resource must be ${canonicalResource}, this server's MCP endpoint.`);
+        throw new LatchkeyError(
+          "invalid_request",
+          `resource must be ${canonicalResource}, this server's MCP endpoint.`,
+        );
       }
       return { client, redirectUri, codeChallenge: query.code_challenge ?? "", resource, state: query.state };
     },
 
     /** After consent: a code for the client's redirect, good for ten minutes and one exchange. */
-    async issueCode(request: AuthorizationRequest, grant: { userId: string; orgId: string; permissions: string[] }) {
-      const unknown = grant.permissions.filter((p) => !isPermission(p) || !CONNECTION_PERMISSIONS.includes(p));
+    async issueCode(
+      request: AuthorizationRequest,
+      grant: { userId: string; orgId: string; permissions: string[] },
+    ) {
+      const unknown = grant.permissions.filter(
+        (p) => !isPermission(p) || !CONNECTION_PERMISSIONS.includes(p),
+      );
       if (unknown.length > 0 || grant.permissions.length === 0) {
-        throw new LatchkeyError("invalid_request", "Pick at least one permission, among the families and usage.");
+        throw new LatchkeyError(
+          "invalid_request",
+          "Pick at least one permission, among the families and usage.",
+        );
       }
       const code = randomBytes(32).toString("base64url");
       await store.insertCode({
@@ -157,13 +192,16 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
       if (!code || code.usedAt !== null || code.expiresAt <= now) {
         throw new OauthError("invalid_grant", "The code is unknown, expired or already used.");
       }
-      if (code.clientId !== form.get("client_id")) throw new OauthError("invalid_grant", "The code was issued to another client.");
-      if (code.redirectUri !== form.get("redirect_uri")) throw new OauthError("invalid_grant", "redirect_uri differs from the authorization request's.");
+      if (code.clientId !== form.get("client_id"))
+        throw new OauthError("invalid_grant", "The code was issued to another client.");
+      if (code.redirectUri !== form.get("redirect_uri"))
+        throw new OauthError("invalid_grant", "redirect_uri differs from the authorization request's.");
       if (base64urlSha256(form.get("code_verifier") ?? "") !== code.codeChallenge) {
         throw new OauthError("invalid_grant", "code_verifier does not match the code_challenge.");
       }
       const resource = form.get("resource");
-      if (resource !== null && resource !== code.resource) throw new OauthError("invalid_target", "The code was issued for another resource.");
+      if (resource !== null && resource !== code.resource)
+        throw new OauthError("invalid_target", "The code was issued for another resource.");
       const client = await store.findClient(code.clientId);
       const tokens = newTokens();
       const connection: McpConnection = {
@@ -188,7 +226,11 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
         action: "mcp_connection.create",
         targetId: connection.id,
         before: null,
-        after: { id: connection.id, client_name: connection.clientName, permissions: [...connection.permissions] },
+        after: {
+          id: connection.id,
+          client_name: connection.clientName,
+          permissions: [...connection.permissions],
+        },
       });
       return answer(tokens, connection.permissions);
     },
@@ -201,14 +243,16 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
         throw new OauthError("invalid_grant", "The refresh token is unknown, revoked or already used.");
       }
       const resource = form.get("resource");
-      if (resource !== null && resource !== connection.resource) throw new OauthError("invalid_target", "The token was issued for another resource.");
+      if (resource !== null && resource !== connection.resource)
+        throw new OauthError("invalid_target", "The token was issued for another resource.");
       const tokens = newTokens();
       const rotated = await store.rotateTokens(refreshHash, {
         accessHash: tokens.accessHash,
         accessExpiresAt: clock.now() + ACCESS_TOKEN_SECONDS * 1000,
         refreshHash: tokens.refreshHash,
       });
-      if (!rotated) throw new OauthError("invalid_grant", "The refresh token is unknown, revoked or already used.");
+      if (!rotated)
+        throw new OauthError("invalid_grant", "The refresh token is unknown, revoked or already used.");
       return answer(tokens, connection.permissions);
     },
 
@@ -216,7 +260,8 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
     async authenticate(token: string, resource: string): Promise<McpConnection | undefined> {
       if (!/^lkat_[0-9A-Za-z]{40}$/.test(token)) return undefined;
       const connection = await store.findConnectionByAccess(hasher.hash(token));
-      if (!connection || connection.revokedAt !== null || connection.accessExpiresAt <= clock.now()) return undefined;
+      if (!connection || connection.revokedAt !== null || connection.accessExpiresAt <= clock.now())
+        return undefined;
       return connection.resource === resource ? connection : undefined;
     },
 

@@ -49,7 +49,11 @@ export function createKyselyOauthStore(db: Kysely<Database>): OauthStore {
     },
 
     async findClient(clientId) {
-      const row = await db.selectFrom("oauth_clients").selectAll().where("client_id", "=", clientId).executeTakeFirst();
+      const row = await db
+        .selectFrom("oauth_clients")
+        .selectAll()
+        .where("client_id", "=", clientId)
+        .executeTakeFirst();
       return (
         row && {
           clientId: row.client_id,
@@ -80,7 +84,11 @@ export function createKyselyOauthStore(db: Kysely<Database>): OauthStore {
 
     async takeCode(codeHash, at) {
       return db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom("oauth_codes").selectAll().where("code_hash", "=", codeHash).executeTakeFirst();
+        const row = await trx
+          .selectFrom("oauth_codes")
+          .selectAll()
+          .where("code_hash", "=", codeHash)
+          .executeTakeFirst();
         if (!row) return undefined;
         // Only the first exchange finds it unused: the update is conditional, and counted.
         const result = await trx
@@ -90,7 +98,9 @@ export function createKyselyOauthStore(db: Kysely<Database>): OauthStore {
           .where("used_at", "is", null)
           .executeTakeFirst();
         const code = toCode(row);
-        return Number(result.numUpdatedRows) === 1 ? { ...code, usedAt: null } : { ...code, usedAt: code.usedAt ?? at };
+        return Number(result.numUpdatedRows) === 1
+          ? { ...code, usedAt: null }
+          : { ...code, usedAt: code.usedAt ?? at };
       });
     },
 
@@ -118,19 +128,31 @@ export function createKyselyOauthStore(db: Kysely<Database>): OauthStore {
     },
 
     async findConnectionByAccess(accessHash) {
-      const row = await db.selectFrom("mcp_connections").selectAll().where("access_hash", "=", accessHash).executeTakeFirst();
+      const row = await db
+        .selectFrom("mcp_connections")
+        .selectAll()
+        .where("access_hash", "=", accessHash)
+        .executeTakeFirst();
       return row && toConnection(row);
     },
 
     async findConnectionByRefresh(refreshHash) {
-      const row = await db.selectFrom("mcp_connections").selectAll().where("refresh_hash", "=", refreshHash).executeTakeFirst();
+      const row = await db
+        .selectFrom("mcp_connections")
+        .selectAll()
+        .where("refresh_hash", "=", refreshHash)
+        .executeTakeFirst();
       return row && toConnection(row);
     },
 
     async rotateTokens(refreshHash, next) {
       const result = await db
         .updateTable("mcp_connections")
-        .set({ access_hash: next.accessHash, access_expires_at: next.accessExpiresAt, refresh_hash: next.refreshHash })
+        .set({
+          access_hash: next.accessHash,
+          access_expires_at: next.accessExpiresAt,
+          refresh_hash: next.refreshHash,
+        })
         .where("refresh_hash", "=", refreshHash)
         .where("revoked_at", "is", null)
         .executeTakeFirst();
