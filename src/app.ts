@@ -16,6 +16,7 @@ import { MAX_BODY_BYTES } from "./http/body-errors.js";
 import { serverSettings } from "./http/server-settings.js";
 import { registerShuttingDown } from "./http/shutting-down.js";
 import { registerHostRequired } from "./http/host-required.js";
+import { registerPublicOrigin } from "./http/public-origin.js";
 import { registerMetrics } from "./http/metrics-route.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
@@ -289,6 +290,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   registerErrorHandling(app);
   registerShuttingDown(app);
   registerHostRequired(app);
+  registerPublicOrigin(app, config.publicUrl);
   // Before every route, so that every response is counted; each adapter's decisions get their label.
   if (services.metrics) registerMetrics(app, services.metrics);
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);

@@ -26,7 +26,7 @@ export function formOf(request: FastifyRequest): URLSearchParams {
  */
 export function assertSameOrigin(request: FastifyRequest): void {
   const origin = request.headers.origin;
-  if (origin !== `${request.protocol}://${request.host}`) {
+  if (origin !== request.publicOrigin) {
     throw csrfFailed("This form was not sent from a latchkey console page; nothing was changed.");
   }
 }

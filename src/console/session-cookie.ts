@@ -1,13 +1,14 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { servedOverHttps } from "../http/public-origin.js";
 import { SESSION_IDLE_MS } from "../services/console-sessions.js";
 
 /**
- * The session cookie: `__Host-latchkey_session` over HTTPS (Secure, the whole site, no Domain, so no
+ * The session cookie: `__Host-latchkey_session` when the console's public origin is HTTPS (Secure, the whole site, no Domain, so no
  * sibling host can set or read it), `latchkey_session` on plain-http localhost, where browsers refuse
  * Secure cookies. Always HttpOnly (no script reads it) and SameSite=Lax (not sent on cross-site posts).
  */
 export function sessionCookieName(request: FastifyRequest): string {
-  return request.protocol === "https" ? "__Host-latchkey_session" : "latchkey_session";
+  return servedOverHttps(request) ? "__Host-latchkey_session" : "latchkey_session";
 }
 
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
@@ -21,7 +22,7 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
 }
 
 function cookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
-  const secure = request.protocol === "https" ? "; Secure" : "";
+  const secure = servedOverHttps(request) ? "; Secure" : "";
   return `${sessionCookieName(request)}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { CONNECTION_PERMISSIONS, type McpOauth, OauthError } from "../services/mcp-oauth.js";
 
 /** The origin this request reached latchkey at: issuer, endpoints and the resource derive from it. */
-export const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+export const originOf = (request: FastifyRequest) => request.publicOrigin;
 /** The protected resource: the MCP endpoint (RFC 8707's resource indicator). */
 export const mcpResourceOf = (request: FastifyRequest) => `${originOf(request)}/mcp`;
 

@@ -137,3 +137,24 @@ test("LATCHKEY_CONSOLE=off serves no console", async () => {
   const { app } = await setup({ env: { LATCHKEY_CONSOLE: "off" } });
   expect((await app.inject({ url: "/console/sign-in" })).statusCode).toBe(404);
 });
+
+test("behind a TLS proxy (LATCHKEY_PUBLIC_URL=https://...) the cookie is __Host- and Secure, and Origin must be the public one", async () => {
+  const { testApp, app, orgId } = await setup({
+    env: { LATCHKEY_PUBLIC_URL: "https://latchkey.example.com" },
+  });
+  await consoleUser(testApp, orgId, "admin");
+  const fromLocal = await signInAttempt(app, "admin@example.com", CONSOLE_PASSWORD);
+  expect(fromLocal.statusCode).toBe(403);
+  const response = await signInAttempt(app, "admin@example.com", CONSOLE_PASSWORD, {
+    origin: "https://latchkey.example.com",
+  });
+  expect(response.statusCode).toBe(303);
+  expect(String(response.headers["set-cookie"])).toMatch(
+    /^__Host-latchkey_session=[^;]+; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax; Secure$/,
+  );
+  const metadata = (await app.inject({ url: "/.well-known/oauth-protected-resource" })).json();
+  expect(metadata).toMatchObject({
+    resource: "https://latchkey.example.com/mcp",
+    authorization_servers: ["https://latchkey.example.com"],
+  });
+});
