@@ -36,6 +36,7 @@ body { margin: 0; font: 15px/1.5 system-ui, sans-serif; }
 header { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
 header .brand { font-weight: 700; text-decoration: none; color: inherit; margin-right: auto; }
 header form { display: flex; gap: .4rem; align-items: center; margin: 0; }
+header label { white-space: nowrap; }
 nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; padding: .5rem 1rem; border-bottom: 1px solid var(--line); }
 nav a[aria-current=page] { font-weight: 700; text-decoration: none; }
 main { padding: 1rem; max-width: 72rem; }
@@ -43,7 +44,8 @@ a { color: var(--accent); }
 table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
 th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 label { display: block; font-weight: 600; margin-top: .6rem; }
-fieldset { border: 1px solid var(--line); margin: .6rem 0; }
+fieldset { border: 1px solid var(--line); margin: .6rem 0; min-width: 0; }
+label, code, td { overflow-wrap: anywhere; }
 fieldset label { display: inline-flex; gap: .3rem; font-weight: 400; margin: .15rem 1rem .15rem 0; }
 input[type=text], input[type=email], input[type=password], input[type=search], input[type=datetime-local], select, textarea { font: inherit; padding: .35rem; width: 100%; max-width: 28rem; }
 button { font: inherit; padding: .35rem .8rem; cursor: pointer; }
