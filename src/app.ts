@@ -53,6 +53,7 @@ import { createCreditLedger } from "./services/credits.js";
 import { type ConsoleUserService, createConsoleUserService } from "./services/console-users.js";
 import type { ConsoleStore } from "./store/console-store.js";
 import { type AuditLog, createAuditLog } from "./services/audit-log.js";
+import { createExpiryRecorder, type ExpiryRecorder } from "./services/expiry-recorder.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
@@ -88,6 +89,8 @@ export interface Services {
   audit: AuditLog;
   /** Throttled, non-blocking writes of keys' `last_used_at`. */
   lastUse: LastUseRecorder;
+  /** Records each key's expiry once (audit `key.expired` and a metric); `sweep` runs every minute. */
+  expiries: ExpiryRecorder;
   /** Proxies, storage destinations and OG configurations, one service per family (REST and MCP). */
   resources: ResourceServices;
   /** The organization's AWS external id for storage destinations. */
@@ -174,6 +177,12 @@ export async function createServices(
   const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }, clock);
   const credits = createCreditLedger(stores.plans, clock);
   const lastUse = createLastUseRecorder({ store, clock, log });
+  const expiries = createExpiryRecorder({
+    store,
+    clock,
+    log,
+    ...(metrics ? { onRecorded: () => metrics.keysExpired.inc() } : {}),
+  });
   const serverKey = serverKeySource(config);
   if (serverKey.type === "none") log.warn({}, serverKey.reason);
   const idempotency = createIdempotentCreates({
@@ -198,12 +207,15 @@ export async function createServices(
       lastUse,
       ...(coherence.callers ? { callers: coherence.callers } : {}),
       refusals: createRefusedCredentials({ log, now: () => clock.now() }),
+      now: () => clock.now(),
+      onExpired: (key) => expiries.note(key),
     }),
     plans,
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
     audit: createAuditLog(stores.audit),
     lastUse,
+    expiries,
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
     idempotency,
@@ -233,6 +245,9 @@ export interface LatchkeyApp {
 
 /** The log levels that write `info` lines, the access log's. */
 const LEVELS_WITH_ACCESS_LOG = new Set(["info", "debug", "trace"]);
+
+/** How often each node records the expiries no request has run into yet. */
+const EXPIRY_SWEEP_INTERVAL_MS = 60_000;
 
 /** Every request's id (`X-Request-Id`, `request_id` in the logs). */
 const newRequestId = () => randomUUID();
@@ -276,10 +291,19 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     reply.header("X-Request-Id", request.id);
     done(null, endJsonLine(reply, payload));
   });
+  // Records expiries no request has run into; the conditional write makes several nodes harmless.
+  const expirySweep = setInterval(() => {
+    services.expiries.sweep().catch((error: unknown) => {
+      app.log.warn({ error: error instanceof Error ? error.message : String(error) }, "expiry sweep failed");
+    });
+  }, EXPIRY_SWEEP_INTERVAL_MS);
+  expirySweep.unref();
   app.addHook("onClose", async () => {
+    clearInterval(expirySweep);
     services.idempotency.close();
     await services.limiter.close();
     await services.lastUse.flush();
+    await services.expiries.flush();
     await services.store.close();
     logger.flush();
   });
@@ -298,7 +322,11 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await registerOpenApi(app);
   registerManagementGuard(app, restAccess);
   await app.register(healthRoutes, services);
-  await app.register(apiKeyRoutes, { keys: services.keys, idempotency: services.idempotency });
+  await app.register(apiKeyRoutes, {
+    keys: services.keys,
+    idempotency: services.idempotency,
+    clock: services.clock,
+  });
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });

@@ -1,4 +1,6 @@
 // The small protocol between bench/run.mjs and its server processes.
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /**
  * Prints the one JSON line run.mjs waits for: the port and, per target, its path and headers (and,
@@ -49,12 +51,16 @@ export async function seedBenchOrganization(services, createOrganizationWithOwne
  * server's standard output carries its ready line.
  */
 export async function benchLogging(file) {
+  const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
+  // The destination of the build measured; a build older than logDestination gets pino's plain one.
+  const { logDestination } = await import(pathToFileURL(join(dist, "http/logger-options.js")).href);
   const { default: pino } = await import("pino");
+  const destination = logDestination ?? ((dest) => pino.destination({ dest, sync: false }));
   return {
     env: {
       LATCHKEY_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
       LATCHKEY_ACCESS_LOG: process.env.BENCH_ACCESS_LOG ?? "on",
     },
-    logStream: pino.destination({ dest: file, sync: false }),
+    logStream: destination(file),
   };
 }

@@ -8,6 +8,7 @@ import {
   updatedConfiguration,
 } from "./keys-flags.js";
 import { formatKey, formatKeyTable, printJson } from "./keys-output.js";
+import { parseOverlap, rollCommand } from "./keys-roll.js";
 import { rotateCommand } from "./keys-rotate.js";
 import { idOf, parsePageSize } from "./parse.js";
 
@@ -85,6 +86,7 @@ export function registerKeyCommands(program: Command): void {
     .option("--name <name>", "display name (default: Key created <UTC time>)")
     .option("--description <text>", "what the key is for")
     .option("--disabled", "create it disabled")
+    .option("--expires-at <time>", "when the key stops working, RFC 3339 (e.g. 2027-01-31T00:00:00Z)")
     .option("--json", "print the record, secret included, as JSON")
     .action(
       action(async (flags: ConnectionFlags & JsonFlag & CreateFlags) => {
@@ -107,6 +109,7 @@ export function registerKeyCommands(program: Command): void {
     .option("--no-all-future", "stop granting future permissions (keeps today's list unless --permission)")
     .addOption(new Option("--disabled", "disable the key").conflicts("enabled"))
     .addOption(new Option("--enabled", "enable the key"))
+    .option("--expires-at <time>", "bring the expiry forward (RFC 3339); it can never move later")
     .option("--json", "print the updated record as JSON")
     .addHelpText("after", UPDATE_HELP)
     .action(
@@ -144,10 +147,29 @@ export function registerKeyCommands(program: Command): void {
     )
     .option("--out <file>", "write the new credentials to this new file (mode 0600) instead of stdout")
     .option(
+      "--overlap <seconds>",
+      "rotate by roll instead: same key, new secret, the old one working this long (0 to 604800)",
+      parseOverlap,
+    )
+    .option(
       "--verify-command <cmd>",
       "shell command that switches your application and checks it (gets LATCHKEY_NEW_API_ID, " +
         "LATCHKEY_NEW_API_KEY, ...); the old key is disabled only if it exits 0",
     )
     .option("--json", "print the new record as JSON (without the secret when --out is given)")
     .action(action(rotateCommand));
+
+  withConnectionOptions(keys.command("roll").argument("<id>", "the key to roll (key_...)", KEY_ID))
+    .description(
+      "Give a key a new secret (same id and api_id) and print it, once; the old secret keeps working " +
+        "for --overlap seconds.",
+    )
+    .option(
+      "--overlap <seconds>",
+      "how long the old secret keeps working, 0 to 604800 (default 0)",
+      parseOverlap,
+    )
+    .option("--out <file>", "write the new credentials to this new file (mode 0600) instead of stdout")
+    .option("--json", "print the record as JSON (without the secret when --out is given)")
+    .action(action(rollCommand));
 }

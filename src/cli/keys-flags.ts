@@ -8,6 +8,8 @@ export interface CreateFlags {
   permission: string[];
   allFuture?: boolean;
   disabled?: boolean;
+  /** RFC 3339 expiry. */
+  expiresAt?: string;
 }
 
 /** Flags of `keys update`; every one is optional and only the given ones change anything. */
@@ -21,6 +23,8 @@ export interface UpdateFlags {
   allFuture?: boolean;
   disabled?: boolean;
   enabled?: boolean;
+  /** Brings the expiry forward (RFC 3339). */
+  expiresAt?: string;
 }
 
 /**
@@ -40,6 +44,7 @@ export function createConfiguration(flags: CreateFlags): KeyConfiguration {
     disabled: flags.disabled ?? false,
     permissions: flags.allFuture ? [] : flags.permission,
     all_future_permissions: flags.allFuture ?? false,
+    ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
   };
 }
 
@@ -54,7 +59,14 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     flags.permission !== undefined ||
     flags.addPermission !== undefined ||
     flags.removePermission !== undefined;
-  const changes = [flags.name, flags.description, flags.allFuture, flags.disabled, flags.enabled];
+  const changes = [
+    flags.name,
+    flags.description,
+    flags.allFuture,
+    flags.disabled,
+    flags.enabled,
+    flags.expiresAt,
+  ];
   if (!touchesPermissions && changes.every((value) => value === undefined)) {
     throw new UsageError("Nothing to change: give at least one flag (see `latchkey keys update --help`).");
   }
@@ -75,5 +87,7 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     disabled: flags.disabled ? true : flags.enabled ? false : base.disabled,
     permissions: allFuture ? [] : [...new Set(listed)].filter((name) => !removed.has(name)),
     all_future_permissions: allFuture,
+    // Omitted, the server keeps the expiry; given, it may only come forward.
+    ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
   };
 }

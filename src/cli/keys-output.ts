@@ -11,6 +11,12 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** The expiry for a person: never, a time, or a time that has passed. */
+function expiry(key: KeyRecord): string {
+  if (key.expires_at === null || key.expires_at === undefined) return "never";
+  return key.expired ? `${key.expires_at} (expired)` : key.expires_at;
+}
+
 /** One key, as `field: value` lines for a person. */
 export function formatKey(key: KeyRecord | CreatedKey): string {
   const rows: [string, string][] = [
@@ -24,6 +30,10 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
     ["created_at", key.created_at],
     ["updated_at", key.updated_at],
     ["last_used_at", key.last_used_at ?? "never"],
+    ["expires_at", expiry(key)],
+    ...("previous_secret_expires_at" in key
+      ? [["old secret", `works until ${String(key.previous_secret_expires_at)}`] as [string, string]]
+      : []),
   ];
   return rows.map(([field, value]) => `${`${field}:`.padEnd(14)}${value}\n`).join("");
 }
@@ -34,7 +44,7 @@ export function formatKeyTable(keys: KeyRecord[]): string {
   const rows = keys.map((key) => [
     key.id,
     key.api_id,
-    key.enabled ? "enabled" : "disabled",
+    key.expired ? "expired" : key.enabled ? "enabled" : "disabled",
     truncate(printable(key.name), 40),
     truncate(permissionSummary(key), 60),
     key.created_at,

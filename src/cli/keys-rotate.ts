@@ -8,6 +8,8 @@ import { assertCanWriteNew, writeCredentialsFile } from "./keys-secret-file.js";
 /** Flags of `keys rotate`. */
 export interface RotateFlags extends ConnectionFlags {
   out?: string;
+  /** Rotate by roll, the old secret working this many seconds. */
+  overlap?: number;
   verifyCommand?: string;
   json?: boolean;
 }
@@ -46,6 +48,8 @@ function describeStep(progress: RotationProgress, flags: RotateFlags): string {
       return `read old key ${oldKey.id} ("${printable(oldKey.name)}"${oldKey.enabled ? "" : ", already disabled"})`;
     case "create":
       return `created new key ${newKey?.id} (api_id ${newKey?.api_id}) with the same configuration`;
+    case "roll":
+      return `rolled ${oldKey.id}: same api_id, a new secret; the old one works for ${flags.overlap ?? 0} s`;
     case "store":
       return flags.out !== undefined
         ? `stored the new credentials in ${flags.out} (mode 0600)`
@@ -59,8 +63,7 @@ function describeStep(progress: RotationProgress, flags: RotateFlags): string {
   }
 }
 
-const STEP_COUNT = 5;
-const STEP_NUMBER = { read: 1, create: 2, store: 3, verify: 4, disable: 5 } as const;
+const STEP_NUMBER = { read: 1, create: 2, roll: 2, store: 3, verify: 4, disable: 5 } as const;
 
 /**
  * `keys rotate`: create -> store -> verify -> disable, each step shown on stderr as it completes. The
@@ -70,7 +73,9 @@ const STEP_NUMBER = { read: 1, create: 2, store: 3, verify: 4, disable: 5 } as c
 export async function rotateCommand(id: string, flags: RotateFlags): Promise<void> {
   const client = connect(flags);
   if (flags.out !== undefined) await assertCanWriteNew(flags.out);
+  const stepCount = flags.overlap === undefined ? 5 : 4;
   const newKey = await client.keys.rotate(id, {
+    ...(flags.overlap !== undefined ? { overlapSeconds: flags.overlap } : {}),
     store: async (key) => {
       if (flags.out !== undefined) await writeCredentialsFile(flags.out, key);
       const { api_key: _secret, ...withoutSecret } = key;
@@ -86,9 +91,11 @@ export async function rotateCommand(id: string, flags: RotateFlags): Promise<voi
       ? { verify: (key: CreatedKey) => runVerifyCommand(flags.verifyCommand ?? "", key, flags.out) }
       : {}),
     onStep: (progress) =>
-      process.stderr.write(
-        `[${STEP_NUMBER[progress.step]}/${STEP_COUNT}] ${describeStep(progress, flags)}\n`,
-      ),
+      process.stderr.write(`[${STEP_NUMBER[progress.step]}/${stepCount}] ${describeStep(progress, flags)}\n`),
   });
-  process.stderr.write(`Rotated ${id}: use ${newKey.id} (api_id ${newKey.api_id}) from now on.\n`);
+  process.stderr.write(
+    flags.overlap === undefined
+      ? `Rotated ${id}: use ${newKey.id} (api_id ${newKey.api_id}) from now on.\n`
+      : `Rotated ${id} by roll: use its new secret from now on; the old one stops within ${flags.overlap} s.\n`,
+  );
 }

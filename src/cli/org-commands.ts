@@ -12,6 +12,7 @@ import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore, LimitChanges } from "../store/key-store.js";
 import { UsageError } from "./exit-codes.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
+import { registerOrgPolicyCommand } from "./org-policy-command.js";
 import { parseInteger } from "./parse.js";
 import { formatTable, printable } from "./text-table.js";
 import { withStores } from "./with-stores.js";
@@ -45,6 +46,7 @@ export function registerOrgCommands(program: Command): void {
     .command("org")
     .description("Manage organizations (operator commands, run beside the database).");
   registerOrgPlanCommand(org);
+  registerOrgPolicyCommand(org);
 
   org
     .command("create")

@@ -8,6 +8,8 @@
 export const OPERATOR_ACTOR = "operator";
 /** The first start of the server over an empty database. */
 export const BOOTSTRAP_ACTOR = "bootstrap";
+/** latchkey itself, recording what time did (a key's expiry). */
+export const SYSTEM_ACTOR = "system";
 
 export const AUDIT_ACTIONS = [
   "organization.create",
@@ -16,6 +18,8 @@ export const AUDIT_ACTIONS = [
   "api_key.create",
   "api_key.update",
   "api_key.disable",
+  "api_key.roll",
+  "key.expired",
   "service_token.create",
   "service_token.revoke",
   "proxy.create",

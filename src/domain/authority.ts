@@ -44,3 +44,8 @@ export function assertCanUpdate(caller: Grant, existing: Grant, requested: Grant
 export function assertCanDisable(caller: Grant, existing: Grant): void {
   assertAuthorityOver(caller, [existing], "disable");
 }
+
+/** Rolling a key's secret needs authority over the key's existing grant. */
+export function assertCanRoll(caller: Grant, existing: Grant): void {
+  assertAuthorityOver(caller, [existing], "roll");
+}

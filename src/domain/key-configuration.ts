@@ -13,6 +13,8 @@ export interface KeyConfigurationInput {
   disabled?: boolean | undefined;
   permissions: readonly string[];
   all_future_permissions?: boolean | undefined;
+  /** latchkey's own: RFC 3339 expiry; omitted keeps it on update (docs/key-lifecycle.md). */
+  expires_at?: string | null | undefined;
 }
 
 /** A complete key configuration, with every default applied. An update replaces all of it. */

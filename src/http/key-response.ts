@@ -1,3 +1,4 @@
+import { isExpired } from "../domain/key-lifecycle.js";
 import { effectivePermissions } from "../domain/permissions.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
 import type { KeyRecord } from "./schemas.js";
@@ -8,8 +9,16 @@ import type { KeyRecord } from "./schemas.js";
  */
 const responsesOfFrozen = new WeakMap<ApiKeyRecord, KeyRecord>();
 
-/** The public record of a key: never its secret or hash, permissions as currently granted. */
-export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
+/**
+ * The public record of a key: never its secret or hash, permissions as currently granted, and whether
+ * it has expired at `now` (which changes with time alone, so it is never part of the cached response).
+ */
+export function toKeyResponse(key: ApiKeyRecord, now: number = Date.now()): KeyRecord {
+  const response = unexpiredResponse(key);
+  return isExpired(key, now) ? { ...response, expired: true } : response;
+}
+
+function unexpiredResponse(key: ApiKeyRecord): KeyRecord {
   const known = responsesOfFrozen.get(key);
   if (known) return known;
   const response: KeyRecord = {
@@ -23,6 +32,8 @@ export function toKeyResponse(key: ApiKeyRecord): KeyRecord {
     created_at: new Date(key.createdAt).toISOString(),
     updated_at: new Date(key.updatedAt).toISOString(),
     last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
+    expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+    expired: false,
   };
   if (Object.isFrozen(key)) responsesOfFrozen.set(key, Object.freeze(response));
   return response;

@@ -11,6 +11,15 @@ export interface LoggerSetup {
 }
 
 /**
+ * Where JSON log lines go (standard output, or a file for the benchmarks): pino's sonic-boom, written
+ * asynchronously, so a request never waits for the write; what is still buffered is written when the
+ * app closes (`flush`).
+ */
+export function logDestination(dest: number | string): pino.DestinationStream & { flushSync(): void } {
+  return pino.destination({ dest, sync: false });
+}
+
+/**
  * The Fastify logger: JSON lines by default, for log collectors, written asynchronously (pino's
  * sonic-boom destination with `sync: false`: a request never waits for standard output, and pino
  * writes what is buffered when the process exits); `LATCHKEY_LOG_FORMAT=pretty` renders the same
@@ -22,7 +31,7 @@ export function loggerOptions(
   stream: DestinationStream | undefined,
 ): LoggerSetup {
   const pretty = config.logFormat === "pretty";
-  const json = pretty || stream ? undefined : pino.destination({ dest: 1, sync: false });
+  const json = pretty || stream ? undefined : logDestination(1);
   const destination = pretty
     ? PinoPretty({
         destination: stream ?? 1,

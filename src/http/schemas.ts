@@ -1,6 +1,7 @@
 import { type Static, Type } from "typebox";
 import { ERROR_STATUS, type ErrorCode } from "../domain/errors.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../domain/key-configuration.js";
+import { MAX_OVERLAP_SECONDS } from "../domain/key-lifecycle.js";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { errorExample } from "./error-examples.js";
 
@@ -48,6 +49,16 @@ export const KeyConfigurationBody = Type.Object(
     all_future_permissions: Type.Optional(
       Type.Boolean({ description: "The key gets every current and future permission. Default `false`." }),
     ),
+    expires_at: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ["string", "null"],
+        description:
+          "latchkey's own: when the key stops authenticating (RFC 3339, in the future). Omitted on create: " +
+          "never, or the organization's longest lifetime; omitted on update: kept. An update may only " +
+          "bring it forward, never later or to null.",
+        examples: ["2027-01-31T00:00:00Z"],
+      }),
+    ),
   },
   {
     ...named("ApiKeyRequest", "The full configuration of a key (create and update)."),
@@ -80,6 +91,8 @@ const keyRecordExample = {
   created_at: "2026-11-22T11:36:56.123Z",
   updated_at: "2026-11-22T11:36:56.123Z",
   last_used_at: "2026-11-22T12:05:00.000Z",
+  expires_at: null,
+  expired: false,
 };
 
 export const KeyRecord = Type.Object(
@@ -97,6 +110,12 @@ export const KeyRecord = Type.Object(
       description:
         "Last successful authentication, approximate to the minute (written at most once a minute); null until first use.",
     }),
+    expires_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description: "When the key stops authenticating; null when it never expires.",
+    }),
+    expired: Type.Boolean({
+      description: "Whether `expires_at` has passed: the key no longer authenticates.",
+    }),
   },
   { ...named("ApiKeyRecord", "A key, without its secret."), examples: [keyRecordExample] },
 );
@@ -110,6 +129,45 @@ export const CreatedKeyRecord = Type.Object(
   {
     ...named("CreatedApiKey", "A new key with its secret: the only response that ever shows the secret."),
     examples: [{ ...keyRecordExample, api_key: "lksk_3Xq9TtVb8wYzN2kLm4PpRs6DfGh1Jc0Ae5Ui7Oy9WbZ1a2b3c" }],
+  },
+);
+
+export const RollKeyBody = Type.Object(
+  {
+    overlap_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_OVERLAP_SECONDS,
+        description: "How long the replaced secret keeps working, in seconds (at most a week). Default 0.",
+      }),
+    ),
+  },
+  {
+    ...named("RollApiKeyRequest", "How to roll a key's secret."),
+    additionalProperties: false,
+    examples: [{ overlap_seconds: 3600 }],
+  },
+);
+export type RollKeyBody = Static<typeof RollKeyBody>;
+
+export const RolledKeyRecord = Type.Object(
+  {
+    ...CreatedKeyRecord.properties,
+    previous_secret_expires_at: Type.String({
+      format: "date-time",
+      description:
+        "Until when the replaced secret authenticates (the roll's time when overlap_seconds is 0).",
+    }),
+  },
+  {
+    ...named("RolledApiKey", "The key with its new secret, shown only here, and the end of the old one."),
+    examples: [
+      {
+        ...keyRecordExample,
+        api_key: "lksk_3Xq9TtVb8wYzN2kLm4PpRs6DfGh1Jc0Ae5Ui7Oy9WbZ1a2b3c",
+        previous_secret_expires_at: "2026-11-22T13:05:00.000Z",
+      },
+    ],
   },
 );
 

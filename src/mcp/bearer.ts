@@ -25,6 +25,10 @@ export function connectionCaller(connection: McpConnection): ApiKeyRecord {
     createdAt: connection.createdAt,
     updatedAt: connection.createdAt,
     lastUsedAt: null,
+    // The token's own hour is its expiry (checked before this record is made); there is no secret to roll.
+    expiresAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
   };
 }
 

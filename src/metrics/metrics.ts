@@ -28,6 +28,8 @@ export interface LatchkeyMetrics {
   creditsConsumed: Counter;
   /** Reads of the PostgreSQL + Redis record cache, by record and outcome (`hit`, `miss`, `dropped`). */
   recordCacheReads: Counter<"record" | "outcome">;
+  /** Keys whose expiry was recorded (once per key, by the node that recorded it). */
+  keysExpired: Counter;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -122,6 +124,11 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
       name: "latchkey_record_cache_reads_total",
       help: "PostgreSQL + Redis record cache reads, by record (caller_key, key_by_id) and outcome (hit, miss, dropped).",
       labelNames: ["record", "outcome"],
+      registers,
+    }),
+    keysExpired: new Counter({
+      name: "latchkey_keys_expired_total",
+      help: "Keys that reached their expiry, counted once per key (at its first refused use or by the sweep).",
       registers,
     }),
   };

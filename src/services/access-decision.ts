@@ -1,4 +1,5 @@
 import type { SecretHasher } from "../domain/credentials.js";
+import { isExpired, secretWorks } from "../domain/key-lifecycle.js";
 import { LatchkeyError } from "../domain/errors.js";
 import { grantAllows, type Permission } from "../domain/permissions.js";
 import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
@@ -66,6 +67,10 @@ export interface AccessControlDeps {
   callers?: CallerCache;
   /** Logs refused credentials (401) at `warn`, rate-limited per api_id. */
   refusals?: RefusedCredentials;
+  /** The time of each decision (expiry, a rolled secret's overlap); the system clock when absent. */
+  now?: () => number;
+  /** Told of keys refused because they expired, to record it once (services/expiry-recorder.ts). */
+  onExpired?: (key: ApiKeyRecord) => void;
 }
 
 /** The limiter found the cached key's record version outdated: decide again on the database's key. */
@@ -80,12 +85,16 @@ const STALE = Symbol("stale");
  */
 export function createAccessControl(deps: AccessControlDeps): AccessControl {
   const { keys, hasher, rateLimit, plans, credits: ledger } = deps;
+  const now = deps.now ?? Date.now;
 
   async function authenticated(
     authorization: string | null | undefined,
   ): Promise<ApiKeyRecord | LatchkeyError> {
     try {
-      const caller = await authenticate(authorization ?? undefined, keys, hasher);
+      const caller = await authenticate(authorization ?? undefined, keys, hasher, {
+        now: now(),
+        onExpired: deps.onExpired,
+      });
       deps.lastUse?.touch(caller);
       return caller;
     } catch (error) {
@@ -180,9 +189,11 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     const entry = credentials && deps.callers?.peek(credentials.apiId);
     if (!credentials || !entry) return undefined;
     const { key, version } = entry;
-    // The secret's hash never changes: a mismatch goes the ordinary way (to its 401), entry kept.
-    if (!hasher.matches(credentials.secret, key.secretHash)) return undefined;
-    if (key.enabled && grantAllows(key, request.permission)) {
+    const at = now();
+    // A secret changes only by a roll, which moves the version: a mismatch goes the ordinary way (to
+    // its 401, or to the key read again after a roll), entry kept.
+    if (!secretWorks(key, credentials.secret, at, hasher)) return undefined;
+    if (key.enabled && !isExpired(key, at) && grantAllows(key, request.permission)) {
       const decision = await decideChecked(key, request, version);
       if (decision !== STALE) {
         deps.lastUse?.touch(key);

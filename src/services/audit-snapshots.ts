@@ -20,6 +20,7 @@ export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
     enabled: key.enabled,
     permissions: [...key.permissions],
     all_future_permissions: key.allFuturePermissions,
+    expires_at: iso(key.expiresAt),
   };
 }
 
@@ -29,7 +30,11 @@ export function organizationSnapshot(org: Organization): AuditSnapshot {
 
 /** The operator's overrides as stored; null (or an absent group) means the default. */
 export function limitsSnapshot(limits: OrganizationLimits): AuditSnapshot {
-  return { max_keys: limits.maxKeys, quotas: { ...limits.quotas } };
+  return {
+    max_keys: limits.maxKeys,
+    quotas: { ...limits.quotas },
+    max_key_lifetime_days: limits.maxKeyLifetimeDays ?? null,
+  };
 }
 
 /** The plan as stored; null means the deployment's default. */

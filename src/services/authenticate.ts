@@ -1,6 +1,7 @@
 import { LatchkeyError } from "../domain/errors.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import type { SecretHasher } from "../domain/credentials.js";
+import { isExpired, secretWorks } from "../domain/key-lifecycle.js";
 
 /** The same message for every failure, so a response never tells which part of a credential was wrong. */
 const UNAUTHORIZED_MESSAGE =
@@ -27,20 +28,37 @@ export function parseBasicCredentials(
 // does not reveal which api_ids exist.
 const DECOY_HASH = "0".repeat(64);
 
+/** When a request is decided, and who hears of expired keys it ran into. */
+export interface AuthenticationMoment {
+  /** Epoch milliseconds of the decision: expiry and a rolled secret's overlap are checked against it. */
+  now: number;
+  /** Told of a key refused because it has expired (its right secret was sent); must not throw. */
+  onExpired?: ((key: ApiKeyRecord) => void) | undefined;
+}
+
 /**
  * Resolves the calling key from its Basic credentials. The store may serve the key from an exact cache
  * (src/cache/exact-cache.ts: only while no write has happened since it was read), so a key disabled on
- * any node or by any process is refused on the very next request everywhere.
+ * any node or by any process is refused on the very next request everywhere. Expiry is a matter of
+ * time, not of a write: it is checked here against the time of this decision, cached key or not.
  */
 export async function authenticate(
   header: string | undefined,
   store: KeyStore,
   hasher: Pick<SecretHasher, "matches">,
+  moment: AuthenticationMoment,
 ): Promise<ApiKeyRecord> {
   const credentials = parseBasicCredentials(header);
   if (!credentials) throw unauthorized();
   const key = await store.findKeyByApiId(credentials.apiId);
-  const matches = hasher.matches(credentials.secret, key?.secretHash ?? DECOY_HASH);
-  if (!key || !matches || !key.enabled) throw unauthorized();
+  if (!key) {
+    hasher.matches(credentials.secret, DECOY_HASH);
+    throw unauthorized();
+  }
+  if (!secretWorks(key, credentials.secret, moment.now, hasher) || !key.enabled) throw unauthorized();
+  if (isExpired(key, moment.now)) {
+    moment.onExpired?.(key);
+    throw unauthorized();
+  }
   return key;
 }

@@ -1,15 +1,22 @@
 import type { IdempotentResponse } from "../store/idempotency-store.js";
 import { assertStorableText } from "../domain/text-rules.js";
-import { assertCanCreate, assertCanDisable, assertCanUpdate } from "../domain/authority.js";
+import { assertCanCreate, assertCanDisable, assertCanRoll, assertCanUpdate } from "../domain/authority.js";
 import type { Clock } from "../domain/clock.js";
 import { newApiId, newKeyId, newSecret, type SecretHasher } from "../domain/credentials.js";
-import { LatchkeyError } from "../domain/errors.js";
+import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import {
   DEFAULT_MAX_KEYS,
   type KeyConfigurationInput,
   parseKeyConfiguration,
   withDefaultName,
 } from "../domain/key-configuration.js";
+import {
+  expiryOnCreate,
+  expiryOnUpdate,
+  MAX_OVERLAP_SECONDS,
+  parseRequestedExpiry,
+  rolledSecrets,
+} from "../domain/key-lifecycle.js";
 import type { Grant, Permission } from "../domain/permissions.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { keySnapshot } from "./audit-snapshots.js";
@@ -37,6 +44,19 @@ export interface ListKeysRequest {
   withPermission: readonly Permission[];
 }
 
+/** The body of a roll: how long the replaced secret keeps working, in seconds (default 0). */
+export interface RollInput {
+  overlap_seconds?: number | undefined;
+}
+
+/** A rolled key: its new secret, shown once, and until when the replaced one works. */
+export interface RolledKey {
+  key: ApiKeyRecord;
+  secret: string;
+  /** Epoch milliseconds from which the previous secret is refused (the roll's time with no overlap). */
+  previousSecretExpiresAt: number;
+}
+
 export interface KeyPage {
   keys: ApiKeyRecord[];
   /** Cursor of the next page, or null when this was the last. */
@@ -62,6 +82,8 @@ export interface KeyService {
   update(caller: Caller, id: string, input: KeyConfigurationInput): Promise<ApiKeyRecord>;
   /** Disables the key; repeating it succeeds. Keys are never removed. */
   disable(caller: Caller, id: string): Promise<void>;
+  /** Gives the key a new secret; the previous one works for the overlap (docs/key-lifecycle.md). */
+  roll(caller: Caller, id: string, input: RollInput): Promise<RolledKey>;
 }
 
 export interface KeyServiceOptions {
@@ -76,7 +98,10 @@ function notFound(id: string): LatchkeyError {
 
 export function createKeyService({ store, hasher, clock }: KeyServiceOptions): KeyService {
   /** The audit entry of a key change, written by the store in the change's transaction. */
-  const audit = (caller: Caller, action: "api_key.create" | "api_key.update" | "api_key.disable") =>
+  const audit = (
+    caller: Caller,
+    action: "api_key.create" | "api_key.update" | "api_key.disable" | "api_key.roll",
+  ) =>
     auditOf<ApiKeyRecord>(clock, {
       actor: actorOf(caller),
       orgId: caller.orgId,
@@ -88,7 +113,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
   async function change(
     caller: Caller,
     id: string,
-    action: "api_key.update" | "api_key.disable",
+    action: "api_key.update" | "api_key.disable" | "api_key.roll",
     decide: (current: ApiKeyRecord) => ApiKeyRecord,
   ) {
     const changed = await store.changeKey(caller.orgId, id, decide, audit(caller, action));
@@ -101,7 +126,10 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       assertStorableText(input);
       const now = clock.now();
       const configuration = withDefaultName(parseKeyConfiguration(input), now);
+      const requestedExpiry = parseRequestedExpiry(input.expires_at, now);
       assertCanCreate(caller, configuration);
+      const { maxKeyLifetimeDays } = await store.getLimits(caller.orgId);
+      const expiresAt = expiryOnCreate(requestedExpiry, now, maxKeyLifetimeDays ?? null);
       const secret = newSecret();
       const key: ApiKeyRecord = {
         ...configuration,
@@ -112,6 +140,9 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         createdAt: now,
         updatedAt: now,
         lastUsedAt: null,
+        expiresAt,
+        previousSecretHash: null,
+        previousSecretExpiresAt: null,
       };
       const result = await store.insertKey(
         key,
@@ -153,11 +184,14 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       // unknown id.
       assertStorableText(input);
       const requested = parseKeyConfiguration(input);
+      const requestedExpiry = parseRequestedExpiry(input.expires_at, clock.now());
       return change(caller, id, "api_key.update", (current) => {
         assertCanUpdate(caller, current, requested);
         return {
           ...current,
           ...withDefaultName(requested, current.createdAt),
+          // latchkey's own field: kept when omitted, so a client that does not know it keeps it.
+          expiresAt: expiryOnUpdate(current.expiresAt, requestedExpiry),
           updatedAt: Math.max(clock.now(), current.updatedAt),
         };
       });
@@ -168,6 +202,29 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         assertCanDisable(caller, current);
         return { ...current, enabled: false, updatedAt: Math.max(clock.now(), current.updatedAt) };
       });
+    },
+
+    async roll(caller, id, input) {
+      const overlap = input.overlap_seconds ?? 0;
+      if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_OVERLAP_SECONDS) {
+        throw invalidRequest(
+          `/overlap_seconds must be a whole number of seconds from 0 to ${MAX_OVERLAP_SECONDS}.`,
+          "/overlap_seconds",
+        );
+      }
+      const secret = newSecret();
+      const secretHash = hasher.hash(secret);
+      let rolledAt = 0;
+      const key = await change(caller, id, "api_key.roll", (current) => {
+        assertCanRoll(caller, current);
+        rolledAt = Math.max(clock.now(), current.updatedAt);
+        return {
+          ...current,
+          ...rolledSecrets(current, secretHash, rolledAt, overlap),
+          updatedAt: rolledAt,
+        };
+      });
+      return { key, secret, previousSecretExpiresAt: rolledAt + overlap * 1000 };
     },
   };
 }

@@ -16,6 +16,7 @@ export const KEY_OPERATIONS = {
   createKey: { permission: "api_keys:create_update", group: "api-key:write" },
   updateKey: { permission: "api_keys:create_update", group: "api-key:write" },
   disableKey: { permission: "api_keys:delete", group: "api-key:write" },
+  rollKey: { permission: "api_keys:create_update", group: "api-key:write" },
 } as const satisfies Record<string, OperationPolicy>;
 
 /** `GET /v1/usage`: not rate-limited (spec, "Management request limits"). */

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import type { Static, TSchema } from "typebox";
 import { ajvFor } from "../validation/ajv.js";
-import { invalidRequest } from "../validation/issues.js";
+import { invalidRequestFromSchema } from "../validation/issues.js";
 
 /**
  * Validates input that reached a service from any adapter against its TypeBox schema, with the REST
@@ -23,5 +23,5 @@ export function validateInput<S extends TSchema>(schema: S, input: unknown): Sta
   const value: unknown =
     typeof input === "object" && input !== null && !Array.isArray(input) ? { ...input } : input;
   if (validate(value)) return value as Static<S>;
-  throw invalidRequest(validate.errors ?? []);
+  throw invalidRequestFromSchema(validate.errors ?? []);
 }

@@ -32,6 +32,10 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     updatedAt: Number(row.updated_at),
     // `== null`: a read that selects only some columns leaves it undefined, which means "unknown", not NaN.
     lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
+    expiresAt: row.expires_at == null ? null : Number(row.expires_at),
+    previousSecretHash: row.previous_secret_hash ?? null,
+    previousSecretExpiresAt:
+      row.previous_secret_expires_at == null ? null : Number(row.previous_secret_expires_at),
   };
 }
 
@@ -49,5 +53,8 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     created_at: key.createdAt,
     updated_at: key.updatedAt,
     last_used_at: key.lastUsedAt,
+    expires_at: key.expiresAt,
+    previous_secret_hash: key.previousSecretHash,
+    previous_secret_expires_at: key.previousSecretExpiresAt,
   };
 }

@@ -19,6 +19,12 @@ export interface ApiKeyRecord extends KeyConfiguration {
   updatedAt: number;
   /** Epoch milliseconds of the last successful authentication, approximate to the minute; null until then. */
   lastUsedAt: number | null;
+  /** Epoch milliseconds from which the key no longer authenticates; null: it never expires. */
+  expiresAt: number | null;
+  /** Hash of the secret the last roll replaced, while its overlap lasts; null otherwise. */
+  previousSecretHash: string | null;
+  /** Epoch milliseconds from which the previous secret no longer authenticates; null without one. */
+  previousSecretExpiresAt: number | null;
 }
 
 /** Which key a last-use write is for: the id it updates, and what a cache finds the key under. */
@@ -39,6 +45,8 @@ export interface OrganizationLimits {
   maxKeys: number | null;
   /** Raised (or lowered) allowances per operation group. */
   quotas: Partial<Record<RateLimitGroup, number>>;
+  /** Longest lifetime of a new key, in days; null: keys may live forever. */
+  maxKeyLifetimeDays?: number | null;
 }
 
 /** Operator changes to an organization's overrides; absent members stay, null restores the default. */
@@ -47,6 +55,8 @@ export interface LimitChanges {
   maxKeys?: number | null;
   /** New allowance overrides per operation group. */
   quotas?: Partial<Record<RateLimitGroup, number | null>>;
+  /** New longest key lifetime in days; null removes the limit. */
+  maxKeyLifetimeDays?: number | null;
 }
 
 /** Where the list continues: strictly older than this (created_at, id) pair. */
@@ -136,6 +146,13 @@ export interface KeyStore {
    * `staleBefore`: one conditional UPDATE, so several nodes write about once a minute between them.
    */
   touchLastUsed(key: LastUseTarget, at: number, staleBefore: number): Promise<void>;
+  /**
+   * Records that `key` has expired, once: only the first call (from any node) for a key whose expiry
+   * is at or before `now` writes, with `audit` in the same transaction. Resolves whether it wrote.
+   */
+  recordExpiry(key: LastUseTarget, now: number, audit?: AuditOf<ApiKeyRecord>): Promise<boolean>;
+  /** Up to `limit` keys, of any organization, expired at `now` whose expiry is not recorded yet. */
+  findUnrecordedExpiries(now: number, limit: number): Promise<LastUseTarget[]>;
   /**
    * Runs `work` while holding a lock that every node on this database shares, so that first-start
    * setup (bootstrap) happens once even when several nodes start together.

@@ -16,14 +16,22 @@ function isUniqueViolation(error: unknown): boolean {
 /** The overrides of one organization, read with `db` (the store's connection or a transaction). */
 async function readLimits(db: Kysely<Database>, orgId: string): Promise<OrganizationLimits> {
   const [org, overrides] = await Promise.all([
-    db.selectFrom("organizations").select("max_keys").where("id", "=", orgId).executeTakeFirst(),
+    db
+      .selectFrom("organizations")
+      .select(["max_keys", "max_key_lifetime_days"])
+      .where("id", "=", orgId)
+      .executeTakeFirst(),
     db
       .selectFrom("rate_limit_overrides")
       .select(["group_name", "quota"])
       .where("org_id", "=", orgId)
       .execute(),
   ]);
-  const limits: OrganizationLimits = { maxKeys: org?.max_keys ?? null, quotas: {} };
+  const limits: OrganizationLimits = {
+    maxKeys: org?.max_keys ?? null,
+    quotas: {},
+    maxKeyLifetimeDays: org?.max_key_lifetime_days ?? null,
+  };
   for (const { group_name, quota } of overrides) {
     if (isRateLimitGroup(group_name)) limits.quotas[group_name] = Number(quota);
   }
@@ -145,6 +153,13 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
             .where("id", "=", orgId)
             .execute();
         }
+        if (changes.maxKeyLifetimeDays !== undefined) {
+          await trx
+            .updateTable("organizations")
+            .set({ max_key_lifetime_days: changes.maxKeyLifetimeDays })
+            .where("id", "=", orgId)
+            .execute();
+        }
         for (const [group, quota] of Object.entries(changes.quotas ?? {})) {
           if (isRateLimitGroup(group) && quota !== undefined) await writeQuota(trx, orgId, group, quota);
         }
@@ -233,6 +248,10 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
             permissions: next.permissions,
             all_future: next.all_future,
             updated_at: next.updated_at,
+            secret_hash: next.secret_hash,
+            expires_at: next.expires_at,
+            previous_secret_hash: next.previous_secret_hash,
+            previous_secret_expires_at: next.previous_secret_expires_at,
           })
           .where("id", "=", id)
           .execute();
@@ -249,6 +268,34 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
         .where("id", "=", key.id)
         .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", staleBefore)]))
         .execute();
+    },
+
+    async recordExpiry(key, now, audit) {
+      return db.transaction().execute(async (trx) => {
+        // Conditional on nothing having recorded it yet: of every node and sweep, one writes.
+        const recorded = await trx
+          .updateTable("api_keys")
+          .set({ expiry_recorded_at: now })
+          .where("id", "=", key.id)
+          .where("expires_at", "<=", now)
+          .where("expiry_recorded_at", "is", null)
+          .returningAll()
+          .executeTakeFirst();
+        if (!recorded) return false;
+        await insertAuditEntry(trx, audit?.(undefined, rowToRecord(recorded)));
+        return true;
+      });
+    },
+
+    async findUnrecordedExpiries(now, limit) {
+      const rows = await db
+        .selectFrom("api_keys")
+        .select(["id", "org_id", "api_id"])
+        .where("expires_at", "<=", now)
+        .where("expiry_recorded_at", "is", null)
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ id: row.id, orgId: row.org_id, apiId: row.api_id }));
     },
 
     async withStartupLock(work) {

@@ -22,6 +22,8 @@ export interface OrganizationsTable {
   proxies_enabled: number | null;
   /** Plan: 0 when storage destinations are switched off; null means on. */
   storage_destinations_enabled: number | null;
+  /** Policy: days a key may live at most (migration 007); null means no limit. */
+  max_key_lifetime_days?: number | null;
 }
 
 export interface ApiKeysTable {
@@ -39,6 +41,14 @@ export interface ApiKeysTable {
   updated_at: number;
   /** Epoch milliseconds of the last successful authentication (to the minute); null until then. */
   last_used_at: number | null;
+  /** Epoch milliseconds from which the key no longer authenticates (migration 007); null: never. */
+  expires_at: number | null;
+  /** Hash of the secret a roll replaced, while it still works; null otherwise. */
+  previous_secret_hash: string | null;
+  /** Epoch milliseconds from which `previous_secret_hash` no longer authenticates. */
+  previous_secret_expires_at: number | null;
+  /** Epoch milliseconds at which the key's expiry was recorded (audit, metric); null until then. */
+  expiry_recorded_at?: number | null;
 }
 
 export interface RateLimitOverridesTable {

@@ -177,7 +177,7 @@ function subject(path: string): string {
  * "Invalid request: count must be an integer from 1 to 100." The values given are not repeated: one
  * may be a secret.
  */
-export function invalidRequest(errors: readonly ErrorObject[], part?: string): LatchkeyError {
+export function invalidRequestFromSchema(errors: readonly ErrorObject[], part?: string): LatchkeyError {
   const issues = describeIssues(errors, part).map(({ path, message }) => ({ path, message }));
   const summary = issues.map((issue) => `${subject(issue.path)} ${issue.message}`).join("; ");
   return new LatchkeyError("invalid_request", `Invalid request: ${summary}.`, { validationErrors: issues });

@@ -16,7 +16,22 @@ const current: KeyRecord = {
   created_at: "2026-11-22T10:00:00.000Z",
   updated_at: "2026-11-22T10:00:00.000Z",
   last_used_at: null,
+  expires_at: null,
+  expired: false,
 };
+
+describe("expiry flags", () => {
+  test("--expires-at is sent on create and update; left out, an update omits it so the server keeps it", () => {
+    expect(
+      createConfiguration({ permission: ["usage:read"], expiresAt: "2027-01-31T00:00:00Z" }),
+    ).toMatchObject({ expires_at: "2027-01-31T00:00:00Z" });
+    expect(updatedConfiguration(current, { expiresAt: "2027-01-31T00:00:00Z" })).toMatchObject({
+      expires_at: "2027-01-31T00:00:00Z",
+      name: "worker",
+    });
+    expect(updatedConfiguration(current, { name: "renamed" })).not.toHaveProperty("expires_at");
+  });
+});
 
 describe("keys update flags", () => {
   test("flags not given keep the key's current values", () => {

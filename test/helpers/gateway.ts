@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { freePort } from "./redis-server.js";
 import { waitUntilStarted } from "./start-deadline.js";
+import { killOnExit } from "./kill-on-exit.js";
 
 /** What the echo upstream received: the request as the gateway passed it on. */
 export interface EchoedRequest {
@@ -94,7 +95,7 @@ export async function startCaddy(
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   };
-  process.once("exit", kill);
+  killOnExit(child);
   const stop = async () => {
     kill();
     await exited;

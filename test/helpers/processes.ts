@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { onTestFinished } from "vitest";
 import { scaledMs, waitUntilStarted } from "./start-deadline.js";
+import { killOnExit } from "./kill-on-exit.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -72,14 +73,14 @@ export async function startServer(
  * exit hook kills it in any case.
  */
 export async function startSuiteServer(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  return launchServer(env, port, undefined, (kill) => process.once("exit", kill));
+  return launchServer(env, port, undefined, (_kill, child) => killOnExit(child));
 }
 
 async function launchServer(
   env: Record<string, string>,
   port: number,
   args: string[] | undefined,
-  killLater: (kill: () => void) => void,
+  killLater: (kill: () => void, child: ChildProcess) => void,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args ? [CLI, ...args] : [MAIN], {
     // Suites read the first credentials from standard error (LATCHKEY_BOOTSTRAP=print); the default,
@@ -105,7 +106,7 @@ async function launchServer(
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   killLater(() => {
     if (child.exitCode === null) child.kill("SIGKILL");
-  });
+  }, child);
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitUntilStarted({

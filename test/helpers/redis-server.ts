@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { waitUntilStarted } from "./start-deadline.js";
+import { killOnExit } from "./kill-on-exit.js";
 
 /** A redis-server of the test's own, which it may stop, pause and restart (never the shared one). */
 export interface ThrowawayRedis {
@@ -36,6 +37,7 @@ async function launch(program: string, port: number): Promise<ChildProcess> {
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
+  killOnExit(child);
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
@@ -63,8 +65,6 @@ async function launch(program: string, port: number): Promise<ChildProcess> {
 export async function startThrowawayRedis(program: string, port?: number): Promise<ThrowawayRedis> {
   const chosen = port ?? (await freePort());
   let child: ChildProcess | undefined = await launch(program, chosen);
-  const killOnExit = () => child?.kill("SIGKILL");
-  process.once("exit", killOnExit);
   return {
     url: `redis://127.0.0.1:${chosen}`,
     port: chosen,

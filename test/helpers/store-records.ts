@@ -24,6 +24,9 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     createdAt: T0,
     updatedAt: T0,
     lastUsedAt: null,
+    expiresAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
     ...overrides,
   };
 }

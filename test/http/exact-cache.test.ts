@@ -146,6 +146,8 @@ test("a cached key's read is served as the route's JSON, the same each time, wit
         "name",
         "permissions",
         "updated_at",
+        "expires_at",
+        "expired",
       ].sort(),
     );
   }

@@ -36,6 +36,7 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
   expect(document.openapi).toMatch(/^3\.1\./);
   expect(Object.keys(document.paths["/v1/api-keys"] ?? {}).sort()).toEqual(["get", "post"]);
   expect(Object.keys(document.paths["/v1/api-keys/{id}"] ?? {}).sort()).toEqual(["delete", "get", "post"]);
+  expect(Object.keys(document.paths["/v1/api-keys/{id}/roll"] ?? {})).toEqual(["post"]);
   expect(document.components.securitySchemes).toMatchObject({ basicAuth: { type: "http", scheme: "basic" } });
   const create = document.paths["/v1/api-keys"].post;
   expect(create.security).toEqual([{ basicAuth: [] }]);
@@ -43,7 +44,7 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
     $ref: "#/components/schemas/ApiKeyRequest",
   });
   expect(Object.keys(document.components.schemas.ApiKeyRequest.properties).sort()).toEqual(
-    ["all_future_permissions", "description", "disabled", "name", "permissions"].sort(),
+    ["all_future_permissions", "description", "disabled", "name", "permissions", "expires_at"].sort(),
   );
   // Each operation documents the status it answers with.
   expect(Object.keys(document.paths["/v1/api-keys/{id}"].delete.responses)).toEqual(

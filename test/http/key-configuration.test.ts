@@ -226,6 +226,8 @@ describe("the created record", () => {
         "created_at",
         "updated_at",
         "last_used_at",
+        "expires_at",
+        "expired",
       ].sort(),
     );
     expect(body).toMatchObject({

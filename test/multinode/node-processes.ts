@@ -5,6 +5,7 @@ import { afterEach } from "vitest";
 import { MAIN } from "../helpers/processes.js";
 import { freePort } from "../helpers/redis-server.js";
 import { waitUntilStarted } from "../helpers/start-deadline.js";
+import { killOnExit } from "../helpers/kill-on-exit.js";
 
 /** One `node dist/main.js` server process, as an operator would run it behind a load balancer. */
 export interface NodeProcess {
@@ -57,8 +58,7 @@ export async function startNode(env: Record<string, string>, startTimeoutMs = 20
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
+  killOnExit(child);
   let output = "";
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
@@ -71,7 +71,6 @@ export async function startNode(env: Record<string, string>, startTimeoutMs = 20
     output: () => output,
     exited: () => child.exitCode ?? child.signalCode,
     async stop() {
-      process.off("exit", killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");
       child.kill("SIGTERM");

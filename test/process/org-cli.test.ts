@@ -63,3 +63,34 @@ test("org limits refuses an unknown group or organization with a message and a n
   expect(noOrg.code).not.toBe(0);
   expect(noOrg.stderr).toContain("No organization org_missing");
 });
+
+test("org policy sets and clears the longest key lifetime; new keys get it as their expiry", async () => {
+  const databaseUrl = `sqlite:${join(tempDir(), "latchkey.db")}`;
+  const env = { LATCHKEY_DATABASE_URL: databaseUrl };
+  const created = JSON.parse((await latchkey(["org", "create", "--name", "acme", "--json"], env)).stdout);
+  const org = created.organization.id;
+  const set = await latchkey(["org", "policy", "--org", org, "--max-key-lifetime", "90", "--json"], env);
+  expect(JSON.parse(set.stdout)).toEqual({ organization: org, max_key_lifetime_days: 90 });
+
+  const { app } = await buildTestApp({ env });
+  const auth = `Basic ${Buffer.from(`${created.key.api_id}:${created.key.api_key}`).toString("base64")}`;
+  const made = await app.inject({
+    method: "POST",
+    url: "/v1/api-keys",
+    headers: { authorization: auth },
+    payload: { permissions: [] },
+  });
+  const key = made.json();
+  expect(Date.parse(key.expires_at) - Date.parse(key.created_at)).toBe(90 * 86_400_000);
+
+  const cleared = await latchkey(
+    ["org", "policy", "--org", org, "--max-key-lifetime", "none", "--json"],
+    env,
+  );
+  expect(JSON.parse(cleared.stdout)).toMatchObject({ max_key_lifetime_days: null });
+  const bad = await latchkeyStatus(["org", "policy", "--org", org, "--max-key-lifetime", "0"], env);
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain("days from 1");
+  const audit = JSON.parse((await latchkey(["audit", "--org", org, "--json"], env)).stdout);
+  expect(JSON.stringify(audit)).toContain("max_key_lifetime_days");
+});

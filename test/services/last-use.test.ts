@@ -41,6 +41,9 @@ function key(id: string, lastUsedAt: number | null = null): ApiKeyRecord {
     createdAt: 0,
     updatedAt: 0,
     lastUsedAt,
+    expiresAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
   };
 }
 

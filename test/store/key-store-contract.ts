@@ -30,7 +30,7 @@ export function keyStoreContract(open: OpenStore): void {
 
   test("overrides start empty, can be set, replaced and cleared", async () => {
     const { store, org } = await storeWithOrganization(open);
-    expect(await store.getLimits(org.id)).toEqual({ maxKeys: null, quotas: {} });
+    expect(await store.getLimits(org.id)).toEqual({ maxKeys: null, quotas: {}, maxKeyLifetimeDays: null });
     await store.setQuota(org.id, "api-key:write", 50);
     await store.setQuota(org.id, "api-key:write", 70);
     await store.setQuota(org.id, "proxy:read", 500);
@@ -38,10 +38,15 @@ export function keyStoreContract(open: OpenStore): void {
     expect(await store.getLimits(org.id)).toEqual({
       maxKeys: 250,
       quotas: { "api-key:write": 70, "proxy:read": 500 },
+      maxKeyLifetimeDays: null,
     });
     await store.setQuota(org.id, "api-key:write", null);
     await store.setMaxKeys(org.id, null);
-    expect(await store.getLimits(org.id)).toEqual({ maxKeys: null, quotas: { "proxy:read": 500 } });
+    expect(await store.getLimits(org.id)).toEqual({
+      maxKeys: null,
+      quotas: { "proxy:read": 500 },
+      maxKeyLifetimeDays: null,
+    });
   });
 
   test("a key reads back exactly as inserted, by api_id and by id within its organization only", async () => {

@@ -55,7 +55,7 @@ function asSentence(text: string): string {
 }
 
 /** The steps of a rotation, in order; see `KeysResource.rotate`. */
-export type RotationStep = "read" | "create" | "store" | "verify" | "disable";
+export type RotationStep = "read" | "create" | "roll" | "store" | "verify" | "disable";
 
 /**
  * A rotation that stopped before its end. The old key was not disabled by the client (it is still
@@ -69,16 +69,30 @@ export class KeyRotationError extends LatchkeyError {
   /** The replacement created before the failure, to disable or adopt; undefined when none was created. */
   readonly newKeyId: string | undefined;
 
-  constructor(step: RotationStep, oldKeyId: string, newKeyId: string | undefined, cause: unknown) {
+  /**
+   * `previousSecretExpiresAt`: for a rotation by roll that failed after the roll, when the old secret
+   * stops working; the key then has a new secret, which the thrown error never carries.
+   */
+  constructor(
+    step: RotationStep,
+    oldKeyId: string,
+    newKeyId: string | undefined,
+    cause: unknown,
+    previousSecretExpiresAt?: string,
+  ) {
     const reason = asSentence(cause instanceof Error ? cause.message : String(cause));
     const cleanup =
       newKeyId === undefined
         ? "No new key was created."
         : `Clean up the new key ${newKeyId} (disable it), or finish by hand if it already serves traffic.`;
+    const outcome =
+      previousSecretExpiresAt === undefined
+        ? `The old key was left as it was. ${cleanup}`
+        : `The key was rolled: its old secret works until ${previousSecretExpiresAt}; roll it again to get a secret you can store.`;
     super({
       status: cause instanceof LatchkeyError ? cause.status : 0,
       code: cause instanceof LatchkeyError ? cause.code : "rotation_failed",
-      message: `Rotation of ${oldKeyId} failed at step "${step}": ${reason} The old key was left as it was. ${cleanup}`,
+      message: `Rotation of ${oldKeyId} failed at step "${step}": ${reason} ${outcome}`,
       body: cause instanceof LatchkeyError ? cause.body : undefined,
       requestId: cause instanceof LatchkeyError ? cause.requestId : undefined,
       cause,

@@ -31,6 +31,7 @@ export type {
   KeyPage,
   KeyRecord,
   ListKeysOptions,
+  RolledKey,
   ListResourcesOptions,
   Permission,
   UsageCounts,

@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import { configurationOf } from "./configuration.js";
 import { type RotateOptions, rotateKey } from "./rotate.js";
 import type { Transport } from "./transport.js";
-import type { CreatedKey, KeyConfiguration, KeyPage, KeyRecord, ListKeysOptions } from "./types.js";
+import type {
+  CreatedKey,
+  KeyConfiguration,
+  KeyPage,
+  KeyRecord,
+  ListKeysOptions,
+  RolledKey,
+} from "./types.js";
 import { allPages } from "./pages.js";
 
 const READ = "api-key:read";
@@ -67,6 +74,21 @@ export class KeysResource {
   }
 
   /**
+   * Gives the key a new secret (same `id` and `api_id`), returned only here; the previous secret keeps
+   * authenticating for `overlapSeconds` (0 to 604,800; default 0: refused at once) and a second roll
+   * during an overlap ends the first one. Needs `api_keys:create_update` and authority over the key's
+   * permissions. Never repeated after an unclear failure: a repeat would end the overlap it started.
+   */
+  async roll(id: string, options: { overlapSeconds?: number } = {}): Promise<RolledKey> {
+    return this.#transport.request({
+      method: "POST",
+      path: `${keyPath(id)}/roll`,
+      body: options.overlapSeconds === undefined ? {} : { overlap_seconds: options.overlapSeconds },
+      group: WRITE,
+    });
+  }
+
+  /**
    * Re-enables a key, keeping its name, description and permissions: reads it, then resends its
    * configuration with `disabled: false`. Its original secret works again; a compromised key should be
    * rotated instead. Two requests (a read and a write); a change made by someone else in between is
@@ -104,14 +126,18 @@ export class KeysResource {
   }
 
   /**
-   * Replaces a key with a new one, as the spec prescribes (there is no rotate endpoint):
-   * 1. read the old key; 2. create a key with the same name, description, permissions and all-future
-   * flag; 3. `store` the new credentials; 4. verify they authenticate, then run your `verify`;
-   * 5. only then disable the old key. Returns the new key with its secret.
+   * Replaces a key with a new one, as the spec prescribes:
+   * 1. read the old key; 2. create a key with the same name, description, permissions, all-future
+   * flag and (future) expiry; 3. `store` the new credentials; 4. verify they authenticate, then run
+   * your `verify`; 5. only then disable the old key. Returns the new key with its secret.
    *
    * If a step fails, the old key is left enabled and a `KeyRotationError` says which `step` failed and
    * which `newKeyId` (if any) to clean up. When `id` is the key this client authenticates with, the
    * client switches to the new credentials once the rotation succeeds.
+   *
+   * With `{ overlapSeconds }`, latchkey's roll is used instead: read -> roll (same id and api_id, a new
+   * secret; the old one works for the overlap) -> store -> verify. Nothing is disabled: the old secret
+   * simply stops at the end of the overlap, so `verify` must finish within it.
    */
   async rotate(id: string, options: RotateOptions = {}): Promise<CreatedKey> {
     keyPath(id);

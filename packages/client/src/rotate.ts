@@ -1,7 +1,7 @@
 import { configurationOf } from "./configuration.js";
 import { KeyRotationError, LatchkeyError, type RotationStep } from "./errors.js";
 import type { Transport } from "./transport.js";
-import type { CreatedKey, KeyConfiguration, KeyRecord } from "./types.js";
+import type { CreatedKey, KeyConfiguration, KeyRecord, RolledKey } from "./types.js";
 
 /** A rotation step that has just completed, for progress output. */
 export interface RotationProgress {
@@ -28,6 +28,11 @@ export interface RotateOptions {
   verify?: (newKey: CreatedKey) => unknown;
   /** Told of each completed step, in order, to show progress. */
   onStep?: (progress: RotationProgress) => void;
+  /**
+   * Rotate by latchkey's roll instead of a new key: the key keeps its id and api_id and its old secret
+   * works for this many seconds (0 to 604,800) while the new credentials are stored and verified.
+   */
+  overlapSeconds?: number;
 }
 
 /** What rotation needs from the keys resource. */
@@ -35,6 +40,7 @@ export interface RotationKeys {
   get(id: string): Promise<KeyRecord>;
   create(config: KeyConfiguration): Promise<CreatedKey>;
   disable(id: string): Promise<void>;
+  roll(id: string, options: { overlapSeconds?: number }): Promise<RolledKey>;
 }
 
 /**
@@ -65,6 +71,58 @@ async function assertAuthenticates(transport: Transport, newKey: CreatedKey): Pr
   }
 }
 
+/** The old key's expiry, for its replacement, while it is still ahead (an expired key has none to give). */
+function laterExpiry(key: KeyRecord): { expires_at?: string } {
+  return key.expires_at !== null && !key.expired && Date.parse(key.expires_at) > Date.now()
+    ? { expires_at: key.expires_at }
+    : {};
+}
+
+/** Switches the client to `key`'s credentials when it is the key the client runs on. */
+function adopt(transport: Transport, oldKey: KeyRecord, key: CreatedKey): void {
+  // Rotating the key this client runs on would otherwise leave the client with dead credentials.
+  if (oldKey.api_id === transport.apiId) transport.useCredentials({ apiId: key.api_id, apiKey: key.api_key });
+}
+
+/**
+ * Rotation by roll: read -> roll -> store -> verify. The old secret works until the overlap ends, so
+ * a failure before the roll leaves the key as it was, and a failure after it says until when the old
+ * secret still works (the new one is never put in the error).
+ */
+async function rollKey(
+  keys: RotationKeys,
+  transport: Transport,
+  id: string,
+  options: RotateOptions,
+): Promise<CreatedKey> {
+  let step: RotationStep = "read";
+  let rolled: RolledKey | undefined;
+  let oldKey: KeyRecord | undefined;
+  const completed = (done: RotationStep) => {
+    if (oldKey) options.onStep?.({ step: done, oldKey, newKey: rolled });
+  };
+  try {
+    oldKey = await keys.get(id);
+    completed("read");
+    step = "roll";
+    rolled = await keys.roll(id, { overlapSeconds: options.overlapSeconds ?? 0 });
+    completed("roll");
+    step = "store";
+    await options.store?.(rolled);
+    completed("store");
+    step = "verify";
+    await assertAuthenticates(transport, rolled);
+    if (options.verify && (await options.verify(rolled)) === false) {
+      throw new Error("The verify callback returned false.");
+    }
+    completed("verify");
+  } catch (cause) {
+    throw new KeyRotationError(step, id, undefined, cause, rolled?.previous_secret_expires_at);
+  }
+  adopt(transport, oldKey, rolled);
+  return rolled;
+}
+
 /**
  * Replaces a key: read -> create (same name, description, permissions, all-future flag) -> store ->
  * verify -> disable the old key. The old key is touched only in the last step, so any failure leaves it
@@ -76,6 +134,7 @@ export async function rotateKey(
   id: string,
   options: RotateOptions = {},
 ): Promise<CreatedKey> {
+  if (options.overlapSeconds !== undefined) return rollKey(keys, transport, id, options);
   let step: RotationStep = "read";
   let newKey: CreatedKey | undefined;
   let oldKey: KeyRecord | undefined;
@@ -86,7 +145,7 @@ export async function rotateKey(
     oldKey = await keys.get(id);
     completed("read");
     step = "create";
-    newKey = await keys.create({ ...configurationOf(oldKey), disabled: false });
+    newKey = await keys.create({ ...configurationOf(oldKey), disabled: false, ...laterExpiry(oldKey) });
     completed("create");
     step = "store";
     await options.store?.(newKey);
@@ -103,9 +162,6 @@ export async function rotateKey(
   } catch (cause) {
     throw new KeyRotationError(step, id, newKey?.id, cause);
   }
-  // Rotating the key this client runs on would otherwise leave the client with dead credentials.
-  if (oldKey.api_id === transport.apiId) {
-    transport.useCredentials({ apiId: newKey.api_id, apiKey: newKey.api_key });
-  }
+  adopt(transport, oldKey, newKey);
   return newKey;
 }

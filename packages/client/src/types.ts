@@ -45,6 +45,11 @@ export interface KeyConfiguration {
   permissions: Permission[];
   /** The key gets every current and future permission. Default `false`. */
   all_future_permissions?: boolean;
+  /**
+   * latchkey's own: when the key stops authenticating, RFC 3339, in the future. Omitted on update keeps
+   * it; an update may only bring it forward (never later, never `null` once set).
+   */
+  expires_at?: string | null;
 }
 
 /** A key as the server returns it from retrieve, list and update: never with its secret. */
@@ -69,12 +74,22 @@ export interface KeyRecord {
   updated_at: string;
   /** Last successful authentication, RFC 3339 UTC, approximate to the minute; null until first use. */
   last_used_at: string | null;
+  /** When the key stops authenticating, RFC 3339 UTC; null when it never expires. */
+  expires_at: string | null;
+  /** Whether `expires_at` has passed: the key no longer authenticates. */
+  expired: boolean;
 }
 
 /** A key as returned by create (and by rotate): the only time its secret is ever shown. */
 export interface CreatedKey extends KeyRecord {
   /** The secret, the Basic-auth password. Store it now: the server keeps only a hash. */
   api_key: string;
+}
+
+/** A key as returned by roll: same id and api_id, its new secret, and the end of the old one. */
+export interface RolledKey extends CreatedKey {
+  /** Until when the previous secret still authenticates, RFC 3339 UTC (the roll's time with no overlap). */
+  previous_secret_expires_at: string;
 }
 
 /** One page of a key listing, newest first. */

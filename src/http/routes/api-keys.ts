@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import type { Clock } from "../../domain/clock.js";
 import { parsePermissionFilter } from "../../domain/permissions.js";
 import type { IdempotentCreates } from "../../services/idempotency.js";
 import type { KeyService } from "../../services/key-service.js";
@@ -18,6 +19,8 @@ import {
   KeyRecord,
   ListKeysQuery,
   NoContent,
+  RolledKeyRecord,
+  RollKeyBody,
 } from "../schemas.js";
 
 const security = [{ basicAuth: [] }];
@@ -26,9 +29,11 @@ const tags = ["API keys"];
 /** `/v1/api-keys`: parse, call one service method, shape the reply. */
 export async function apiKeyRoutes(
   app: FastifyInstance,
-  { keys, idempotency }: { keys: KeyService; idempotency: IdempotentCreates },
+  { keys, idempotency, clock }: { keys: KeyService; idempotency: IdempotentCreates; clock: Clock },
 ): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+  // `expired` depends on the time of the response, not only on the record.
+  const record = (key: Parameters<typeof toKeyResponse>[0]) => toKeyResponse(key, clock.now());
 
   sendNoStore(routes);
 
@@ -63,13 +68,13 @@ export async function apiKeyRoutes(
     },
     async (request, reply) =>
       // The response holds the new secret: kept sealed for the window (docs/keys.md).
-      idempotentCreate(idempotency, request, reply, true, async (record) => {
+      idempotentCreate(idempotency, request, reply, true, async (keep) => {
         const created = await keys.create(
           callerOf(request),
           request.body,
-          record && (({ key, secret }) => record({ ...toKeyResponse(key), api_key: secret })),
+          keep && (({ key, secret }) => keep({ ...record(key), api_key: secret })),
         );
-        return { ...toKeyResponse(created.key), api_key: created.secret };
+        return { ...record(created.key), api_key: created.secret };
       }),
   );
 
@@ -85,7 +90,13 @@ export async function apiKeyRoutes(
         querystring: ListKeysQuery,
         response: {
           200: KeyList,
-          ...errorResponses("invalid_request", "unauthorized", "missing_permission", "rate_limited"),
+          ...errorResponses(
+            "invalid_request",
+            "unauthorized",
+            "missing_permission",
+            "rate_limited",
+            "database_unavailable",
+          ),
         },
       },
     },
@@ -97,7 +108,7 @@ export async function apiKeyRoutes(
         includeDisabled: query.include_disabled,
         withPermission: parsePermissionFilter(query.with_permission ?? []),
       });
-      return { data: page.keys.map(toKeyResponse), pagination: { next_page_start: page.nextPageStart } };
+      return { data: page.keys.map(record), pagination: { next_page_start: page.nextPageStart } };
     },
   );
 
@@ -119,14 +130,13 @@ export async function apiKeyRoutes(
             "missing_permission",
             "not_found",
             "rate_limited",
+            "database_unavailable",
           ),
         },
       },
     },
     async (request) =>
-      toKeyResponse(
-        await keys.get(callerOf(request), request.params.id, request.rateLimitDecision?.recordVersion),
-      ),
+      record(await keys.get(callerOf(request), request.params.id, request.rateLimitDecision?.recordVersion)),
   );
 
   routes.post(
@@ -151,12 +161,13 @@ export async function apiKeyRoutes(
             "payload_too_large",
             "unsupported_media_type",
             "rate_limited",
+            "database_unavailable",
             "service_unavailable",
           ),
         },
       },
     },
-    async (request) => toKeyResponse(await keys.update(callerOf(request), request.params.id, request.body)),
+    async (request) => record(await keys.update(callerOf(request), request.params.id, request.body)),
   );
 
   routes.delete(
@@ -178,6 +189,7 @@ export async function apiKeyRoutes(
             "insufficient_authority",
             "not_found",
             "rate_limited",
+            "database_unavailable",
             "service_unavailable",
           ),
         },
@@ -189,6 +201,49 @@ export async function apiKeyRoutes(
     },
   );
 
+  routes.post(
+    "/v1/api-keys/:id/roll",
+    {
+      config: { operation: KEY_OPERATIONS.rollKey },
+      // The body is optional (`overlap_seconds` defaults to 0): no body is an empty one.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
+      schema: {
+        operationId: "rollApiKey",
+        summary: "Give a key a new secret, the old one working for an overlap",
+        tags,
+        security,
+        params: KeyIdParams,
+        body: RollKeyBody,
+        response: {
+          200: RolledKeyRecord,
+          ...errorResponses(
+            "invalid_request",
+            "unauthorized",
+            "missing_permission",
+            "insufficient_authority",
+            "not_found",
+            "payload_too_large",
+            "unsupported_media_type",
+            "rate_limited",
+            "service_unavailable",
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const rolled = await keys.roll(callerOf(request), request.params.id, request.body);
+      return {
+        ...record(rolled.key),
+        api_key: rolled.secret,
+        previous_secret_expires_at: new Date(rolled.previousSecretExpiresAt).toISOString(),
+      };
+    },
+  );
+
   rejectOtherMethods(routes, "/v1/api-keys", ["GET", "POST"]);
+  rejectOtherMethods(routes, "/v1/api-keys/:id/roll", ["POST"]);
   rejectOtherMethods(routes, "/v1/api-keys/:id", ["GET", "POST", "DELETE"]);
 }

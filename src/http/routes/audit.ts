@@ -24,7 +24,7 @@ export async function auditRoutes(app: FastifyInstance, { audit }: { audit: Audi
         tags: ["Audit"],
         security: [{ basicAuth: [] }],
         querystring: ListAuditQuery,
-        response: { 200: AuditList, ...errorResponses(400, 401, 403, 429) },
+        response: { 200: AuditList, ...errorResponses(400, 401, 403, 429, "database_unavailable") },
       },
     },
     async (request) => {

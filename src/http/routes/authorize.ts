@@ -41,6 +41,7 @@ export async function authorizeRoutes(
             "invalid_service_token",
             "payload_too_large",
             "unsupported_media_type",
+            "database_unavailable",
           ),
         },
       },

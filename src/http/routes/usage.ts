@@ -21,7 +21,10 @@ export async function usageRoutes(app: FastifyInstance, { usage }: { usage: Usag
         summary: "Image credits consumed per hour, day, month and billing period",
         tags: ["Usage"],
         security: [{ basicAuth: [] }],
-        response: { 200: UsageReportBody, ...errorResponses("unauthorized", "missing_permission") },
+        response: {
+          200: UsageReportBody,
+          ...errorResponses("unauthorized", "missing_permission", "database_unavailable"),
+        },
       },
     },
     async (request) => {

@@ -5,6 +5,7 @@ import { resources } from "./003-resources.js";
 import { audit } from "./004-audit.js";
 import { idempotency } from "./005-idempotency.js";
 import { organizationNames } from "./006-organization-names.js";
+import { keyExpiry } from "./007-key-expiry.js";
 import { consoleUsers } from "./010-console.js";
 import { mcpOauth } from "./011-mcp-oauth.js";
 
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "004-audit": audit,
   "005-idempotency": idempotency,
   "006-organization-names": organizationNames,
+  "007-key-expiry": keyExpiry,
   "010-console": consoleUsers,
   "011-mcp-oauth": mcpOauth,
 };
