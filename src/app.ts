@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
+import { parseScanningKeys, type ScanningKeys } from "./domain/github-signature.js";
 import { registerAccessLog, registerRequestReceivedLog } from "./http/access-log.js";
 import { registerErrorHandling } from "./http/error-handler.js";
 import { registerJsonBodyParser } from "./http/json-body-parser.js";
@@ -25,6 +26,7 @@ import { authorizeRoutes } from "./http/routes/authorize.js";
 import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
+import { secretScanningRoutes } from "./http/routes/secret-scanning.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { keepCoherent } from "./cache/coherence.js";
@@ -56,6 +58,7 @@ import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createExpiryRecorder, type ExpiryRecorder } from "./services/expiry-recorder.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
+import { createLeakResponse, type LeakResponse } from "./services/leak-response.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
 import { createRefusedCredentials } from "./services/refused-credentials.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
@@ -103,6 +106,8 @@ export interface Services {
   consoleStore: ConsoleStore;
   /** MCP over OAuth: registered clients, codes, connections and their tokens. */
   mcpOauth: McpOauth;
+  /** What a secret scanner's report of a leaked secret does (LATCHKEY_LEAKED_KEYS). */
+  leaks: LeakResponse;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
   /** What keeps the SQLite record caches exact; absent on PostgreSQL (src/cache/freshness.ts). */
@@ -222,6 +227,13 @@ export async function createServices(
     consoleUsers: createConsoleUserService({ store: stores.console, keys: store, clock }),
     consoleStore: stores.console,
     mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
+    leaks: createLeakResponse({
+      store,
+      hasher,
+      clock,
+      action: config.leakedKeys,
+      ...(metrics ? { onLeak: (action) => metrics.leakedKeys.inc({ action }) } : {}),
+    }),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
     cacheSizes: coherence.cacheSizes,
@@ -264,8 +276,20 @@ function loadRouteTable(path: string | undefined): RouteTable {
   return parseRouteTable(text, `LATCHKEY_ROUTES ${path}`);
 }
 
+/** GitHub's secret scanning keys; a bad file stops the start with a message naming it. */
+function loadScanningKeys(path: string): ScanningKeys {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(`LATCHKEY_SECRET_SCANNING_KEYS: cannot read ${path}: ${(error as Error).message}`);
+  }
+  return parseScanningKeys(text, `LATCHKEY_SECRET_SCANNING_KEYS ${path}`);
+}
+
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
   const routeTable = loadRouteTable(config.routesFile);
+  const scanningKeys = config.secretScanningKeysFile && loadScanningKeys(config.secretScanningKeysFile);
   const logger = loggerOptions(config, logStream);
   const app = Fastify({
     logger: logger.options,
@@ -347,6 +371,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     await app.register(consoleRoutes, { prefix: "/console", services, sessions, oauth: services.mcpOauth });
     await app.register(oauthRoutes, { oauth: services.mcpOauth });
   }
+  if (scanningKeys) await app.register(secretScanningRoutes, { keys: scanningKeys, leaks: services.leaks });
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),
     tools: mcpTools(services),

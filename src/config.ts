@@ -59,6 +59,8 @@ const ConfigSchema = Type.Object({
   LATCHKEY_REDIS_DEADLINE_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1500 }),
   LATCHKEY_REDIS_OUTAGE_AFTER_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 2000 }),
   LATCHKEY_LIMITER_OUTAGE: Type.Union([Type.Literal("local"), Type.Literal("refuse")], { default: "local" }),
+  LATCHKEY_SECRET_SCANNING_KEYS: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_LEAKED_KEYS: Type.Union([Type.Literal("disable"), Type.Literal("flag")], { default: "disable" }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -159,6 +161,13 @@ export interface Config {
    * each node alone, `refuse` answers `503 rate_limiter_unavailable`.
    */
   limiterOutage: "local" | "refuse";
+  /**
+   * A copy of GitHub's `/meta/public_keys/secret_scanning` answer (LATCHKEY_SECRET_SCANNING_KEYS);
+   * `POST /v1/secret-scanning/github` exists only when it is set (docs/secret-scanning.md).
+   */
+  secretScanningKeysFile: string | undefined;
+  /** What a reported leak does to its key (LATCHKEY_LEAKED_KEYS): `disable` it, or only `flag` it. */
+  leakedKeys: "disable" | "flag";
 }
 
 // Environment variables are text: the `text` rules coerce "8080" to 8080 and fill in the defaults.
@@ -221,5 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     redisDeadlineMs: config.LATCHKEY_REDIS_DEADLINE_MS,
     redisOutageAfterMs: config.LATCHKEY_REDIS_OUTAGE_AFTER_MS,
     limiterOutage: config.LATCHKEY_LIMITER_OUTAGE,
+    secretScanningKeysFile: config.LATCHKEY_SECRET_SCANNING_KEYS,
+    leakedKeys: config.LATCHKEY_LEAKED_KEYS,
   });
 }

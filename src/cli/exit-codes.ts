@@ -17,6 +17,8 @@ export const EXIT = {
   rotationIncomplete: 4,
   /** Still rate-limited after the retries (429), or a plan limit: try later, do not loop. */
   limited: 5,
+  /** `keys scan` found latchkey secrets in the text: revoke them (and keep them out of the repository). */
+  secretsFound: 6,
 } as const;
 
 /** The table of EXIT, as `--help` prints it after every command's own help. */
@@ -28,6 +30,7 @@ Exit status (every command):
   ${EXIT.denied}  credentials: not authenticated (401) or not permitted (403)
   ${EXIT.rotationIncomplete}  keys rotate stopped after creating the new key; the old key is still enabled
   ${EXIT.limited}  still rate-limited after the retries, or a plan limit (429)
+  ${EXIT.secretsFound}  keys scan found latchkey secrets in the text
 `;
 
 /** A command-line mistake found before any request was sent. */

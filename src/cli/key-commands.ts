@@ -8,8 +8,10 @@ import {
   updatedConfiguration,
 } from "./keys-flags.js";
 import { formatKey, formatKeyTable, printJson } from "./keys-output.js";
+import { registerImportCommand } from "./keys-import.js";
 import { parseOverlap, rollCommand } from "./keys-roll.js";
 import { rotateCommand } from "./keys-rotate.js";
+import { registerScanCommand } from "./keys-scan.js";
 import { idOf, parsePageSize } from "./parse.js";
 
 type JsonFlag = { json?: boolean };
@@ -159,6 +161,9 @@ export function registerKeyCommands(program: Command): void {
     .option("--json", "print the new record as JSON (without the secret when --out is given)")
     .action(action(rotateCommand));
 
+  // Neither talks to a server: scan works on text alone, import is an operator command (the database).
+  registerScanCommand(keys);
+  registerImportCommand(keys);
   withConnectionOptions(keys.command("roll").argument("<id>", "the key to roll (key_...)", KEY_ID))
     .description(
       "Give a key a new secret (same id and api_id) and print it, once; the old secret keeps working " +

@@ -1,6 +1,11 @@
 import type { CreatedKey, KeyRecord } from "@latchkey/client";
 import { formatTable, printable, truncate } from "./text-table.js";
 
+/** When the key was reported leaked; servers from before leak response send no `leaked_at` at all. */
+function leakedAt(key: KeyRecord): string | null {
+  return "leaked_at" in key && typeof key.leaked_at === "string" ? key.leaked_at : null;
+}
+
 function permissionSummary(key: KeyRecord): string {
   if (key.all_future_permissions) return "all, current and future";
   return key.permissions.length === 0 ? "(none)" : key.permissions.join(", ");
@@ -30,6 +35,9 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
     ["created_at", key.created_at],
     ["updated_at", key.updated_at],
     ["last_used_at", key.last_used_at ?? "never"],
+    ...(leakedAt(key)
+      ? [["leaked_at", `${leakedAt(key)} (reported public by a secret scanner)`] as [string, string]]
+      : []),
     ["expires_at", expiry(key)],
     ...("previous_secret_expires_at" in key
       ? [["old secret", `works until ${String(key.previous_secret_expires_at)}`] as [string, string]]
@@ -44,7 +52,7 @@ export function formatKeyTable(keys: KeyRecord[]): string {
   const rows = keys.map((key) => [
     key.id,
     key.api_id,
-    key.expired ? "expired" : key.enabled ? "enabled" : "disabled",
+    (key.expired ? "expired" : key.enabled ? "enabled" : "disabled") + (leakedAt(key) ? ",leaked" : ""),
     truncate(printable(key.name), 40),
     truncate(permissionSummary(key), 60),
     key.created_at,

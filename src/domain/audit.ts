@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   "api_key.create",
   "api_key.update",
   "api_key.disable",
+  "api_key.import",
+  "key.leaked",
   "api_key.roll",
   "key.expired",
   "service_token.create",

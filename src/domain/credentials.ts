@@ -91,14 +91,26 @@ export function isKeyId(value: string): boolean {
 }
 
 /**
+ * How a stored secret hash was made. `server`: by the server's hasher below (SHA-256, or HMAC-SHA-256
+ * with the pepper). `sha256`: a plain SHA-256 brought by an import from another system, whose plaintext
+ * is gone; it keeps matching whatever pepper the server has (docs/import.md).
+ */
+export type SecretScheme = "server" | "sha256";
+
+export const SECRET_SCHEMES: readonly SecretScheme[] = ["server", "sha256"];
+
+/**
  * Hashes secrets for storage: SHA-256, or HMAC-SHA-256 when the operator configured a pepper, so that a
  * stolen database alone does not allow offline guessing.
  */
 export interface SecretHasher {
   /** The stored form of a secret, hex encoded. */
   hash(secret: string): string;
-  /** Compares a presented secret with a stored hash in constant time. */
-  matches(secret: string, storedHash: string): boolean;
+  /**
+   * Compares a presented secret with a stored hash in constant time, hashed by `scheme` (the server's
+   * own hashing when absent).
+   */
+  matches(secret: string, storedHash: string, scheme?: SecretScheme): boolean;
   /** Compares two hashes from `hash` in constant time (a secret already hashed for a lookup). */
   sameHash(presentedHash: string, storedHash: string): boolean;
 }
@@ -121,6 +133,13 @@ export function sameStringInConstantTime(a: string, b: string): boolean {
   return difference === 0;
 }
 
+const plainSha256 = (secret: string): Buffer => hash("sha256", secret, "buffer");
+
+/** Every hash `secret` may be stored under, one per scheme: what a leak report looks keys up by. */
+export function storedHashesOf(hasher: Pick<SecretHasher, "hash">, secret: string): string[] {
+  return [...new Set([hasher.hash(secret), plainSha256(secret).toString("hex")])];
+}
+
 export function createSecretHasher(pepper?: string): SecretHasher {
   const digest = (secret: string): Buffer =>
     pepper
@@ -129,7 +148,8 @@ export function createSecretHasher(pepper?: string): SecretHasher {
         hash("sha256", secret, "buffer");
   return {
     hash: (secret) => digest(secret).toString("hex"),
-    matches: (secret, storedHash) => equalInConstantTime(digest(secret), storedHash),
+    matches: (secret, storedHash, scheme) =>
+      equalInConstantTime(scheme === "sha256" ? plainSha256(secret) : digest(secret), storedHash),
     sameHash: (presentedHash, storedHash) =>
       equalInConstantTime(Buffer.from(presentedHash, "hex"), storedHash),
   };

@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   rate_limiter_unavailable: 503,
   // The console: a state-changing form from another origin, or without its session's CSRF token.
   csrf_failed: 403,
+  invalid_signature: 401,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,4 +1,4 @@
-import type { SecretHasher } from "./credentials.js";
+import type { SecretHasher, SecretScheme } from "./credentials.js";
 import { LatchkeyError } from "./errors.js";
 import { parseRfc3339 } from "./rfc3339.js";
 
@@ -26,6 +26,8 @@ function expiryRefused(problem: string, sentence = false): LatchkeyError {
 /** What expiry and rolling read of a key. */
 export interface KeySecrets {
   secretHash: string;
+  /** How `secretHash` was made (an imported key may keep a plain SHA-256); the previous one is the server's. */
+  secretScheme: SecretScheme;
   expiresAt: number | null;
   previousSecretHash: string | null;
   previousSecretExpiresAt: number | null;
@@ -47,7 +49,7 @@ export function secretWorks(
   now: number,
   hasher: Pick<SecretHasher, "matches">,
 ): boolean {
-  const current = hasher.matches(secret, key.secretHash);
+  const current = hasher.matches(secret, key.secretHash, key.secretScheme);
   if (key.previousSecretHash === null) return current;
   const previous = hasher.matches(secret, key.previousSecretHash);
   return current || (previous && key.previousSecretExpiresAt !== null && now < key.previousSecretExpiresAt);
@@ -109,19 +111,26 @@ export function expiryOnUpdate(current: number | null, requested: number | null 
 /**
  * The secrets after a roll at `now` with an overlap in seconds: the new hash is the key's secret, the
  * replaced one works until `now + overlap` (not at all with 0). The secret a roll during an overlap
- * replaced earlier is dropped: a key has at most two working secrets.
+ * replaced earlier is dropped: a key has at most two working secrets. The new secret is hashed the
+ * server's way, whatever the scheme of an imported one it replaces.
  */
 export function rolledSecrets(
   current: KeySecrets,
   newSecretHash: string,
   now: number,
   overlapSeconds: number,
-): Pick<KeySecrets, "secretHash" | "previousSecretHash" | "previousSecretExpiresAt"> {
+): Pick<KeySecrets, "secretHash" | "secretScheme" | "previousSecretHash" | "previousSecretExpiresAt"> {
   if (overlapSeconds === 0) {
-    return { secretHash: newSecretHash, previousSecretHash: null, previousSecretExpiresAt: null };
+    return {
+      secretHash: newSecretHash,
+      secretScheme: "server",
+      previousSecretHash: null,
+      previousSecretExpiresAt: null,
+    };
   }
   return {
     secretHash: newSecretHash,
+    secretScheme: "server",
     previousSecretHash: current.secretHash,
     previousSecretExpiresAt: now + overlapSeconds * 1000,
   };

@@ -6,6 +6,7 @@ import { rateLimiterUnavailable } from "../ratelimit/fallback-rate-limiter.js";
 import { unauthorized } from "../services/authenticate.js";
 import { missingPermission } from "../services/operations.js";
 import { invalidServiceToken } from "../services/service-tokens.js";
+import { invalidSignature } from "../services/leak-response.js";
 import { databaseUnavailable } from "../store/database-errors.js";
 import { errorBody } from "./error-handler.js";
 import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
@@ -81,6 +82,7 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
       "csrf_failed",
       "This form was not sent from a latchkey console page; nothing was changed.",
     ),
+  invalid_signature: () => invalidSignature("bad_signature"),
 };
 
 /** The example body of one error code. */

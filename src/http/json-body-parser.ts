@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidRequest } from "../domain/errors.js";
 import { findDangerousMember } from "../domain/text-rules.js";
 
@@ -13,9 +13,18 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * body that is not valid UTF-8 is refused with 400.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser(["application/json", "text/plain"]);
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, jsonBodyParser(app));
+}
+
+/** The parser itself, for a route that must see the raw bytes first (a signed body). */
+export function jsonBodyParser(app: FastifyInstance) {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  return (
+    request: FastifyRequest,
+    body: string | Buffer,
+    done: (error: Error | null, value?: unknown) => void,
+  ) => {
     let text: string;
     try {
       text = utf8.decode(body as Buffer);
@@ -41,5 +50,5 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     done(null, value);
-  });
+  };
 }

@@ -32,6 +32,7 @@ function unexpiredResponse(key: ApiKeyRecord): KeyRecord {
     created_at: new Date(key.createdAt).toISOString(),
     updated_at: new Date(key.updatedAt).toISOString(),
     last_used_at: key.lastUsedAt === null ? null : new Date(key.lastUsedAt).toISOString(),
+    leaked_at: key.leakedAt === null ? null : new Date(key.leakedAt).toISOString(),
     expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
     expired: false,
   };

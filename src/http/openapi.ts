@@ -60,6 +60,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: "Storage destinations", description: "Where the organization's images are stored." },
         { name: "OG configurations", description: "Open Graph image configurations." },
         { name: "Audit", description: "Who changed what, when: the audit trail (`audit:read`)." },
+        {
+          name: "Secret scanning",
+          description: "Reports of leaked secrets from GitHub's secret scanning partner program.",
+        },
       ],
       components: {
         securitySchemes: {

@@ -91,6 +91,7 @@ const keyRecordExample = {
   created_at: "2026-11-22T11:36:56.123Z",
   updated_at: "2026-11-22T11:36:56.123Z",
   last_used_at: "2026-11-22T12:05:00.000Z",
+  leaked_at: null,
   expires_at: null,
   expired: false,
 };
@@ -109,6 +110,10 @@ export const KeyRecord = Type.Object(
     last_used_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description:
         "Last successful authentication, approximate to the minute (written at most once a minute); null until first use.",
+    }),
+    leaked_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description:
+        "When a secret scanner reported the key's secret public (docs/secret-scanning.md); null otherwise.",
     }),
     expires_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
       description: "When the key stops authenticating; null when it never expires.",

@@ -17,6 +17,7 @@ export function connectionCaller(connection: McpConnection): ApiKeyRecord {
     orgId: connection.orgId,
     apiId: connection.id,
     secretHash: "",
+    secretScheme: "server",
     name: connection.clientName,
     description: null,
     enabled: true,
@@ -29,6 +30,7 @@ export function connectionCaller(connection: McpConnection): ApiKeyRecord {
     expiresAt: null,
     previousSecretHash: null,
     previousSecretExpiresAt: null,
+    leakedAt: null,
   };
 }
 

@@ -28,6 +28,8 @@ export interface LatchkeyMetrics {
   creditsConsumed: Counter;
   /** Reads of the PostgreSQL + Redis record cache, by record and outcome (`hit`, `miss`, `dropped`). */
   recordCacheReads: Counter<"record" | "outcome">;
+  /** Keys whose secret a secret scanner reported public, by what was done (`disabled`, `flagged`). */
+  leakedKeys: Counter<"action">;
   /** Keys whose expiry was recorded (once per key, by the node that recorded it). */
   keysExpired: Counter;
 }
@@ -124,6 +126,12 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
       name: "latchkey_record_cache_reads_total",
       help: "PostgreSQL + Redis record cache reads, by record (caller_key, key_by_id) and outcome (hit, miss, dropped).",
       labelNames: ["record", "outcome"],
+      registers,
+    }),
+    leakedKeys: new Counter({
+      name: "latchkey_leaked_keys_total",
+      help: "Keys whose secret a secret scanner reported public, by what was done (disabled, flagged).",
+      labelNames: ["action"],
       registers,
     }),
     keysExpired: new Counter({

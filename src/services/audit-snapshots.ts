@@ -20,6 +20,7 @@ export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
     enabled: key.enabled,
     permissions: [...key.permissions],
     all_future_permissions: key.allFuturePermissions,
+    ...(key.leakedAt === null ? {} : { leaked_at: iso(key.leakedAt) }),
     expires_at: iso(key.expiresAt),
   };
 }

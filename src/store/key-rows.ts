@@ -1,3 +1,4 @@
+import type { SecretScheme } from "../domain/credentials.js";
 import { isPermission, type Permission } from "../domain/permissions.js";
 import type { ApiKeyRecord } from "./key-store.js";
 import type { ApiKeysTable } from "./schema.js";
@@ -32,6 +33,8 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     updatedAt: Number(row.updated_at),
     // `== null`: a read that selects only some columns leaves it undefined, which means "unknown", not NaN.
     lastUsedAt: row.last_used_at == null ? null : Number(row.last_used_at),
+    leakedAt: row.leaked_at == null ? null : Number(row.leaked_at),
+    secretScheme: row.secret_scheme === "sha256" ? "sha256" : ("server" satisfies SecretScheme),
     expiresAt: row.expires_at == null ? null : Number(row.expires_at),
     previousSecretHash: row.previous_secret_hash ?? null,
     previousSecretExpiresAt:
@@ -53,6 +56,8 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     created_at: key.createdAt,
     updated_at: key.updatedAt,
     last_used_at: key.lastUsedAt,
+    leaked_at: key.leakedAt,
+    secret_scheme: key.secretScheme,
     expires_at: key.expiresAt,
     previous_secret_hash: key.previousSecretHash,
     previous_secret_expires_at: key.previousSecretExpiresAt,

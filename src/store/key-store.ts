@@ -1,5 +1,6 @@
 import type { IdempotentResponse } from "./idempotency-store.js";
 import type { AuditOf } from "../domain/audit.js";
+import type { SecretScheme } from "../domain/credentials.js";
 import type { KeyConfiguration } from "../domain/key-configuration.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
 
@@ -13,12 +14,16 @@ export interface ApiKeyRecord extends KeyConfiguration {
   apiId: string;
   /** Hash of the secret; the secret itself is never stored. */
   secretHash: string;
+  /** How `secretHash` was made: the server's hashing, or a plain SHA-256 brought by an import. */
+  secretScheme: SecretScheme;
   /** Epoch milliseconds of creation. */
   createdAt: number;
   /** Epoch milliseconds of the last change. */
   updatedAt: number;
   /** Epoch milliseconds of the last successful authentication, approximate to the minute; null until then. */
   lastUsedAt: number | null;
+  /** Epoch milliseconds a secret scanner reported the secret public; null otherwise. */
+  leakedAt: number | null;
   /** Epoch milliseconds from which the key no longer authenticates; null: it never expires. */
   expiresAt: number | null;
   /** Hash of the secret the last roll replaced, while its overlap lasts; null otherwise. */
@@ -76,6 +81,13 @@ export interface ListKeysQuery {
   withPermissions: readonly string[];
 }
 
+/** The outcome of an import of several keys: all stored, or none (quota, or an api_id already taken). */
+export type ImportKeysResult =
+  | { type: "imported" }
+  | { type: "quota_exceeded"; maxKeys: number; keyCount: number }
+  | { type: "api_id_taken"; apiIds: string[] }
+  | { type: "secret_taken"; index: number };
+
 /** The outcome of an insert that must respect the organization's key quota. */
 export type InsertKeyResult = { type: "created" } | { type: "quota_exceeded"; maxKeys: number };
 
@@ -121,6 +133,19 @@ export interface KeyStore {
     audit?: AuditOf<ApiKeyRecord>,
     response?: IdempotentResponse,
   ): Promise<InsertKeyResult>;
+  /**
+   * Inserts every key of one organization, or none, in one transaction: the quota is checked for all
+   * of them at once, a taken api_id or a secret hash already stored refuses the whole set, and each
+   * key's `audit` entry is recorded. With `dryRun` everything is checked and then rolled back.
+   */
+  importKeys(
+    orgId: string,
+    keys: readonly ApiKeyRecord[],
+    defaultMaxKeys: number,
+    options: { audit?: AuditOf<ApiKeyRecord>; dryRun: boolean },
+  ): Promise<ImportKeysResult>;
+  /** Keys whose stored secret hash is one of `hashes`, in any organization (leak reports). */
+  findKeysBySecretHash(hashes: readonly string[]): Promise<ApiKeyRecord[]>;
   /** Finds a key by its Basic-auth username, in any organization. */
   findKeyByApiId(apiId: string): Promise<ApiKeyRecord | undefined>;
   /**

@@ -4,6 +4,7 @@ import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-grou
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
 import type { KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { importKeysInto } from "./kysely-import-keys.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { ApiKeysTable, Database } from "./schema.js";
 
@@ -195,6 +196,15 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
       });
     },
 
+    importKeys: (orgId, keys, defaultMaxKeys, options) =>
+      importKeysInto(db, orgId, keys, defaultMaxKeys, options),
+
+    async findKeysBySecretHash(hashes) {
+      if (hashes.length === 0) return [];
+      const rows = await db.selectFrom("api_keys").selectAll().where("secret_hash", "in", hashes).execute();
+      return rows.map(rowToRecord);
+    },
+
     findKeyByApiId: (apiId) => selectKey(keyByApiId, [apiId]),
 
     findKey: (orgId, id) => selectKey(keyByIdInOrg, [id, orgId]),
@@ -248,6 +258,7 @@ export function createKyselyKeyStore({ db, rowLocks }: KyselyKeyStoreOptions): K
             permissions: next.permissions,
             all_future: next.all_future,
             updated_at: next.updated_at,
+            leaked_at: next.leaked_at,
             secret_hash: next.secret_hash,
             expires_at: next.expires_at,
             previous_secret_hash: next.previous_secret_hash,

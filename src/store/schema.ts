@@ -41,6 +41,10 @@ export interface ApiKeysTable {
   updated_at: number;
   /** Epoch milliseconds of the last successful authentication (to the minute); null until then. */
   last_used_at: number | null;
+  /** Epoch milliseconds a secret scanner reported the secret public; null otherwise (migration 009). */
+  leaked_at: number | null;
+  /** How `secret_hash` was made: `server` (the server's hashing) or `sha256` (imported; migration 009). */
+  secret_scheme: string;
   /** Epoch milliseconds from which the key no longer authenticates (migration 007); null: never. */
   expires_at: number | null;
   /** Hash of the secret a roll replaced, while it still works; null otherwise. */

@@ -16,6 +16,7 @@ const current: KeyRecord = {
   created_at: "2026-11-22T10:00:00.000Z",
   updated_at: "2026-11-22T10:00:00.000Z",
   last_used_at: null,
+  leaked_at: null,
   expires_at: null,
   expired: false,
 };

@@ -68,6 +68,7 @@ describe("expiry", () => {
 describe("rolling", () => {
   const key = {
     secretHash: hasher.hash("first"),
+    secretScheme: "server" as const,
     expiresAt: null,
     previousSecretHash: null,
     previousSecretExpiresAt: null,

@@ -143,6 +143,7 @@ test("a cached key's read is served as the route's JSON, the same each time, wit
         "enabled",
         "id",
         "last_used_at",
+        "leaked_at",
         "name",
         "permissions",
         "updated_at",

@@ -226,6 +226,7 @@ describe("the created record", () => {
         "created_at",
         "updated_at",
         "last_used_at",
+        "leaked_at",
         "expires_at",
         "expired",
       ].sort(),

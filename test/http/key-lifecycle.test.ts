@@ -59,6 +59,7 @@ test("an update replaces the whole configuration: omitted optional fields return
     created_at: created.created_at,
     updated_at: "2026-11-22T10:00:05.000Z",
     last_used_at: null,
+    leaked_at: null,
     expires_at: null,
     expired: false,
   });

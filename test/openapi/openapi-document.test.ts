@@ -3,6 +3,8 @@ import Fastify from "fastify";
 import { expect, test } from "vitest";
 import { registerOpenApi } from "../../src/http/openapi.js";
 import { buildTestApp } from "../helpers/build-test-app.js";
+import { githubScanner, writeScanningKeys } from "../helpers/github-scanner.js";
+import { tempDir } from "../helpers/processes.js";
 
 /**
  * The published OpenAPI document, as generators see it: it passes `redocly lint` with the strict
@@ -20,8 +22,10 @@ type OpenApiDocument = {
   components: { schemas: Record<string, unknown> };
 };
 
-async function servedDocument(): Promise<{ text: string; document: OpenApiDocument }> {
-  const { app } = await buildTestApp();
+async function servedDocument(
+  env: Record<string, string> = {},
+): Promise<{ text: string; document: OpenApiDocument }> {
+  const { app } = await buildTestApp({ env });
   const response = await app.inject({ method: "GET", url: "/openapi.json" });
   expect(response.statusCode).toBe(200);
   return { text: response.body, document: response.json() };
@@ -49,6 +53,13 @@ async function lint(text: string): Promise<string[]> {
 
 test("the served /openapi.json passes redocly lint (recommended-strict) without a problem", async () => {
   const { text } = await servedDocument();
+  expect(await lint(text)).toEqual([]);
+}, 30_000);
+
+test("with LATCHKEY_SECRET_SCANNING_KEYS set, the secret scanning operation is published and passes the lint too", async () => {
+  const keysFile = writeScanningKeys(tempDir(), githubScanner());
+  const { text, document } = await servedDocument({ LATCHKEY_SECRET_SCANNING_KEYS: keysFile });
+  expect(document.paths["/v1/secret-scanning/github"]?.post?.operationId).toBe("reportLeakedSecrets");
   expect(await lint(text)).toEqual([]);
 }, 30_000);
 

@@ -74,6 +74,8 @@ export interface KeyRecord {
   updated_at: string;
   /** Last successful authentication, RFC 3339 UTC, approximate to the minute; null until first use. */
   last_used_at: string | null;
+  /** When a secret scanner reported the secret public, RFC 3339 UTC; null otherwise. */
+  leaked_at: string | null;
   /** When the key stops authenticating, RFC 3339 UTC; null when it never expires. */
   expires_at: string | null;
   /** Whether `expires_at` has passed: the key no longer authenticates. */

@@ -6,6 +6,7 @@ import { audit } from "./004-audit.js";
 import { idempotency } from "./005-idempotency.js";
 import { organizationNames } from "./006-organization-names.js";
 import { keyExpiry } from "./007-key-expiry.js";
+import { leaksAndImports } from "./009-leaks-and-imports.js";
 import { consoleUsers } from "./010-console.js";
 import { mcpOauth } from "./011-mcp-oauth.js";
 
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "005-idempotency": idempotency,
   "006-organization-names": organizationNames,
   "007-key-expiry": keyExpiry,
+  "009-leaks-and-imports": leaksAndImports,
   "010-console": consoleUsers,
   "011-mcp-oauth": mcpOauth,
 };
