@@ -216,7 +216,7 @@ test("the OpenAPI document describes GET /v1/audit and last_used_at on key recor
     "page_start",
     "since",
   ]);
-  expect(Object.keys(operation.responses).sort()).toEqual(["200", "400", "401", "403", "429"]);
+  expect(Object.keys(operation.responses).sort()).toEqual(["200", "400", "401", "403", "429", "503"]);
   const keyRecord = JSON.stringify(document.paths["/v1/api-keys/{id}"].get.responses["200"]);
   expect(keyRecord).toContain("last_used_at");
 });
