@@ -40,7 +40,8 @@ export function toLatchkeyError(error: FastifyError, request: FastifyRequest): L
   if (code === "payload_too_large") return payloadTooLarge();
   if (code === "unsupported_media_type") return unsupportedMediaType(request.headers["content-type"]);
   // Fastify hands on Ajv's own errors (src/validation/ajv.ts), which carry what the translator needs.
-  if (error.validation) return invalidRequestFromSchema(error.validation as ErrorObject[], error.validationContext);
+  if (error.validation)
+    return invalidRequestFromSchema(error.validation as ErrorObject[], error.validationContext);
   if (code) return new LatchkeyError(code, error.message);
   // Queries that skip Kysely (SQLite's credit batches) fail with better-sqlite3's own error. Only those:
   // a socket error here is the client's (an aborted body), not the database's.

@@ -22,4 +22,5 @@ export function registerPublicOrigin(app: FastifyInstance, publicUrl: string | u
 }
 
 /** Whether the public origin is HTTPS: then the console's cookie is `__Host-` and Secure. */
-export const servedOverHttps = (request: FastifyRequest): boolean => request.publicOrigin.startsWith("https://");
+export const servedOverHttps = (request: FastifyRequest): boolean =>
+  request.publicOrigin.startsWith("https://");

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, onTestFinished, test } from "vitest";
 import { consoleUser } from "../helpers/console-session.js";
-import { listeningApp, openConsole, sharedBrowser } from "../helpers/console-browser.js";
+import { listeningApp, sharedBrowser } from "../helpers/console-browser.js";
 import { describeWithServices } from "../helpers/services.js";
 
 /** `npm run screenshots` sets this: the pictures of docs/console.md are then written, else only looked at. */
