@@ -18,6 +18,7 @@ import { MAX_BODY_BYTES } from "./http/body-errors.js";
 import { serverSettings } from "./http/server-settings.js";
 import { registerShuttingDown } from "./http/shutting-down.js";
 import { registerHostRequired } from "./http/host-required.js";
+import { registerPublicOrigin } from "./http/public-origin.js";
 import { registerMetrics } from "./http/metrics-route.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { apiKeyRoutes } from "./http/routes/api-keys.js";
@@ -33,6 +34,10 @@ import { keepCoherent } from "./cache/coherence.js";
 import type { Freshness } from "./cache/freshness.js";
 import { allowedHostnames } from "./mcp/allowed-hosts.js";
 import { mcpRoutes } from "./mcp/route.js";
+import { consoleRoutes } from "./console/plugin.js";
+import { createConsoleSessions } from "./services/console-sessions.js";
+import { createMcpOauth, type McpOauth } from "./services/mcp-oauth.js";
+import { oauthRoutes } from "./oauth/routes.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
 import { openRedis } from "./ratelimit/redis-connection.js";
@@ -48,6 +53,8 @@ import { createManagementRateLimit, type ManagementRateLimit } from "./ratelimit
 import type { RateLimiter } from "./ratelimit/rate-limiter.js";
 import { type AccessControl, createAccessControl } from "./services/access-decision.js";
 import { createCreditLedger } from "./services/credits.js";
+import { type ConsoleUserService, createConsoleUserService } from "./services/console-users.js";
+import type { ConsoleStore } from "./store/console-store.js";
 import { type AuditLog, createAuditLog } from "./services/audit-log.js";
 import { createExpiryRecorder, type ExpiryRecorder } from "./services/expiry-recorder.js";
 import { createKeyService, type KeyService } from "./services/key-service.js";
@@ -94,6 +101,12 @@ export interface Services {
   awsExternalIds: AwsExternalIdService;
   /** Creates sent with an `Idempotency-Key`: run once, the first response kept 24 hours. */
   idempotency: IdempotentCreates;
+  /** Console users and memberships (`latchkey user ...`, the members page). */
+  consoleUsers: ConsoleUserService;
+  /** Console users, memberships and sessions as stored (sign-in, sessions). */
+  consoleStore: ConsoleStore;
+  /** MCP over OAuth: registered clients, codes, connections and their tokens. */
+  mcpOauth: McpOauth;
   /** What a secret scanner's report of a leaked secret does (LATCHKEY_LEAKED_KEYS). */
   leaks: LeakResponse;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
@@ -213,6 +226,9 @@ export async function createServices(
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
     idempotency,
+    consoleUsers: createConsoleUserService({ store: stores.console, keys: store, clock }),
+    consoleStore: stores.console,
+    mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
     leaks: createLeakResponse({
       store,
       hasher,
@@ -324,6 +340,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   registerErrorHandling(app);
   registerShuttingDown(app);
   registerHostRequired(app);
+  registerPublicOrigin(app, config.publicUrl);
   // Before every route, so that every response is counted; each adapter's decisions get their label.
   if (services.metrics) registerMetrics(app, services.metrics);
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);
@@ -346,12 +363,24 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     routes: routeTable,
     forwardedHeaders: config.forwardedHeaders,
   });
+  if (config.console) {
+    const sessions = createConsoleSessions({
+      store: services.consoleStore,
+      limiter: services.limiter,
+      clock: services.clock,
+      namespace: config.redisPrefix,
+    });
+    await app.register(consoleRoutes, { prefix: "/console", services, sessions, oauth: services.mcpOauth });
+    await app.register(oauthRoutes, { oauth: services.mcpOauth });
+  }
   if (scanningKeys) await app.register(secretScanningRoutes, { keys: scanningKeys, leaks: services.leaks });
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),
     tools: mcpTools(services),
     allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
     maxBodyBytes: MAX_BODY_BYTES,
+    // Sign-in and consent are console pages: without the console, /mcp takes Basic credentials only.
+    ...(config.console ? { oauth: services.mcpOauth } : {}),
   });
   return { app, services, routeTable };
 }

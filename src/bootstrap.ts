@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import type { Services } from "./app.js";
 import type { Config } from "./config.js";
 import { BOOTSTRAP_ACTOR } from "./domain/audit.js";
+import { randomBase62 } from "./domain/credentials.js";
 import { createOrganizationWithOwner, type OrganizationWithOwner } from "./services/organizations.js";
 import type { ServiceTokenService } from "./services/service-tokens.js";
 import { sqliteFolder } from "./store/database-location.js";
@@ -12,6 +13,8 @@ export const BOOTSTRAP_FILE_NAME = "first-start-credentials.env";
 
 type FirstCredentials = OrganizationWithOwner & {
   service: Awaited<ReturnType<ServiceTokenService["create"]>>;
+  /** The console's first owner, when LATCHKEY_OWNER_EMAIL is set. */
+  ownerUser?: { email: string; password: string };
 };
 
 /**
@@ -29,7 +32,7 @@ export function bootstrapFilePath(config: Pick<Config, "bootstrapFile" | "databa
 }
 
 /** The credentials as a shell-sourceable file, so `. first-start-credentials.env` puts them in a shell. */
-function credentialsFile({ organization, owner, secret, service }: FirstCredentials): string {
+function credentialsFile({ organization, owner, secret, service, ownerUser }: FirstCredentials): string {
   return [
     `# latchkey: first-start credentials, written ${new Date().toISOString()}.`,
     "# Copy them into your secret manager, then delete this file; they are not shown again.",
@@ -38,11 +41,18 @@ function credentialsFile({ organization, owner, secret, service }: FirstCredenti
     `LATCHKEY_API_KEY=${secret}`,
     `# ${service.record.id}; send as X-Latchkey-Service-Token`,
     `LATCHKEY_SERVICE_TOKEN=${service.token}`,
+    ...(ownerUser
+      ? [
+          "# The console's first owner (sign in at /console; the password is not kept anywhere else)",
+          `LATCHKEY_OWNER_EMAIL=${ownerUser.email}`,
+          `LATCHKEY_OWNER_PASSWORD=${ownerUser.password}`,
+        ]
+      : []),
     "",
   ].join("\n");
 }
 
-function printedCredentials({ organization, owner, secret, service }: FirstCredentials): string {
+function printedCredentials({ organization, owner, secret, service, ownerUser }: FirstCredentials): string {
   return [
     "",
     "latchkey: first start, created organization 'default', its owner key and a service token.",
@@ -51,9 +61,21 @@ function printedCredentials({ organization, owner, secret, service }: FirstCrede
     `  api_id:        ${owner.apiId}`,
     `  api_key:       ${secret}`,
     `  service token: ${service.token}   (${service.record.id}; send as X-Latchkey-Service-Token)`,
+    ...(ownerUser ? [`  console owner: ${ownerUser.email}  password: ${ownerUser.password}`] : []),
     "",
     "",
   ].join("\n");
+}
+
+/** The console's first owner, with a generated password (about 143 bits) shown only in the credentials. */
+async function firstOwnerUser(
+  services: Services,
+  email: string,
+  orgId: string,
+): Promise<{ email: string; password: string }> {
+  const password = randomBase62(24);
+  await services.consoleUsers.add({ email, password, orgId, role: "owner" }, BOOTSTRAP_ACTOR);
+  return { email, password };
 }
 
 /** Opens the credentials file for writing, created 0600 (and made 0600 if it already existed). */
@@ -72,7 +94,7 @@ function openPrivateFile(path: string): number {
  */
 export async function bootstrapFirstOrganization(
   services: Services,
-  config: Pick<Config, "bootstrap" | "bootstrapFile" | "databaseUrl">,
+  config: Pick<Config, "bootstrap" | "bootstrapFile" | "databaseUrl"> & Partial<Pick<Config, "ownerEmail">>,
   print: (text: string) => void = (text) => process.stderr.write(text),
 ): Promise<boolean> {
   if (config.bootstrap === "off") return false;
@@ -86,7 +108,11 @@ export async function bootstrapFirstOrganization(
     try {
       const first = await createOrganizationWithOwner(services, "default", BOOTSTRAP_ACTOR);
       const service = await services.serviceTokens.create("Platform services (first start)", BOOTSTRAP_ACTOR);
-      const credentials = { ...first, service };
+      const ownerUser =
+        config.ownerEmail === undefined
+          ? undefined
+          : await firstOwnerUser(services, config.ownerEmail, first.organization.id);
+      const credentials = { ...first, service, ...(ownerUser ? { ownerUser } : {}) };
       if (fd !== undefined) writeSync(fd, credentialsFile(credentials));
       return { credentials, file };
     } finally {
@@ -99,7 +125,7 @@ export async function bootstrapFirstOrganization(
     file === undefined
       ? printedCredentials(credentials)
       : `latchkey: first start, created organization 'default' (${credentials.organization.id}), its owner ` +
-          `key and a service token. Their secrets are in ${file} (readable by this user only): ` +
+          `key${credentials.ownerUser ? ", the console owner " + credentials.ownerUser.email : ""} and a service token. Their secrets are in ${file} (readable by this user only): ` +
           "store them, then delete the file.\n",
   );
   return true;

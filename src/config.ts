@@ -21,6 +21,16 @@ const ConfigSchema = Type.Object({
     default: "on",
   }),
   LATCHKEY_BOOTSTRAP_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_OWNER_EMAIL: Type.Optional(
+    Type.String({ pattern: "^[^\\s@]+@[^\\s@]+$", maxLength: 254, description: "an email address" }),
+  ),
+  LATCHKEY_PUBLIC_URL: Type.Optional(
+    Type.String({
+      pattern: "^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$",
+      description: "an origin such as https://latchkey.example.com (scheme, host and port, no path)",
+    }),
+  ),
+  LATCHKEY_CONSOLE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
   LATCHKEY_DATABASE_CREATE: Type.Optional(Type.Union([Type.Literal("on"), Type.Literal("off")])),
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
   LATCHKEY_SERVER_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
@@ -79,6 +89,18 @@ export interface Config {
   bootstrap: "file" | "print" | "off";
   /** Where `bootstrap: "file"` writes the first credentials; default beside the SQLite database. */
   bootstrapFile: string | undefined;
+  /**
+   * With the first start's organization, a console user of this email is created as its owner; the
+   * generated password goes where the first credentials go (LATCHKEY_OWNER_EMAIL).
+   */
+  ownerEmail: string | undefined;
+  /** Whether the console (`/console`) is served (LATCHKEY_CONSOLE). */
+  console: boolean;
+  /**
+   * The origin people and MCP clients use (LATCHKEY_PUBLIC_URL), e.g. behind a TLS proxy; unset: each
+   * request's own origin. Names the OAuth issuer and resource, and the console's expected `Origin`.
+   */
+  publicUrl: string | undefined;
   /**
    * Whether a SQLite database that does not exist yet may be created: the server does unless this is
    * `false`; the CLI only when it is `true` (LATCHKEY_DATABASE_CREATE=on or `--create`).
@@ -203,6 +225,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateWindowSeconds: config.LATCHKEY_RATE_WINDOW_SECONDS,
     bootstrap: config.LATCHKEY_BOOTSTRAP === "on" ? "file" : config.LATCHKEY_BOOTSTRAP,
     bootstrapFile: config.LATCHKEY_BOOTSTRAP_FILE,
+    ownerEmail: config.LATCHKEY_OWNER_EMAIL,
+    console: config.LATCHKEY_CONSOLE === "on",
+    publicUrl: config.LATCHKEY_PUBLIC_URL,
     databaseCreate:
       config.LATCHKEY_DATABASE_CREATE === undefined ? undefined : config.LATCHKEY_DATABASE_CREATE === "on",
     secretPepper: config.LATCHKEY_SECRET_PEPPER,

@@ -33,6 +33,13 @@ export const AUDIT_ACTIONS = [
   "og_config.create",
   "og_config.update",
   "og_config.delete",
+  "user.create",
+  "user.remove",
+  "membership.create",
+  "membership.update",
+  "membership.remove",
+  "mcp_connection.create",
+  "mcp_connection.revoke",
 ] as const;
 
 /** One recorded action. */
@@ -47,13 +54,16 @@ export interface AuditEntry {
   id: string;
   /** Epoch milliseconds of the change. */
   at: number;
-  /** The key id (`key_...`) that made the change, or `operator` (CLI), or `bootstrap` (first start). */
+  /**
+   * The key id (`key_...`) that made the change, `user:<usr_...>` (a console user), or `operator`
+   * (CLI), or `bootstrap` (first start).
+   */
   actor: string;
   /** The organization the change belongs to; null for deployment-wide things (service tokens). */
   orgId: string | null;
   /** What was done, e.g. `api_key.create`. */
   action: AuditAction;
-  /** The id of the record changed (`key_...`, `org_...`, `stk_...`). */
+  /** The id of the record changed (`key_...`, `org_...`, `stk_...`, `usr_...`). */
   targetId: string;
   /** The record before the change; null for a creation. */
   before: AuditSnapshot | null;

@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
   rate_limiter_unavailable: 503,
+  // The console: a state-changing form from another origin, or without its session's CSRF token.
+  csrf_failed: 403,
   invalid_signature: 401,
   ip_not_allowed: 403,
 } as const;

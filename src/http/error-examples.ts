@@ -79,6 +79,11 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
   idempotency_key_reused: idempotencyKeyReused,
   idempotency_key_in_use: idempotencyKeyInUse,
   rate_limiter_unavailable: rateLimiterUnavailable,
+  csrf_failed: () =>
+    new LatchkeyError(
+      "csrf_failed",
+      "This form was not sent from a latchkey console page; nothing was changed.",
+    ),
   invalid_signature: () => invalidSignature("bad_signature"),
 };
 

@@ -34,7 +34,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: "invalid_request",
 };
 
-function toLatchkeyError(error: FastifyError, request: FastifyRequest): LatchkeyError {
+export function toLatchkeyError(error: FastifyError, request: FastifyRequest): LatchkeyError {
   if (error instanceof LatchkeyError) return error;
   const code = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (code === "payload_too_large") return payloadTooLarge();

@@ -9,6 +9,8 @@ import type { ApiKeyRecord } from "../store/key-store.js";
 import { checkHostAndOrigin } from "./allowed-hosts.js";
 import { createMcpServer, type McpContext } from "./server.js";
 import type { McpTool } from "./tool.js";
+import type { McpOauth } from "../services/mcp-oauth.js";
+import { bearerCaller, sendMcpChallenge } from "./bearer.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -24,6 +26,8 @@ export interface McpRouteOptions {
   allowedHosts: ReadonlySet<string>;
   /** Largest MCP message, in bytes (the REST body limit). */
   maxBodyBytes: number;
+  /** OAuth connections (Bearer tokens); absent with the console off, when only Basic is accepted. */
+  oauth?: McpOauth;
 }
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -48,10 +52,19 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     "/mcp",
     {
       schema: { hide: true },
-      onRequest: async (request: FastifyRequest) => {
+      onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
         const refusal = checkHostAndOrigin(request.headers, options.allowedHosts);
         if (refusal) throw refusal;
-        const caller = await options.access.authenticate(request.headers.authorization, peerOrigin(request));
+        const authorization = request.headers.authorization;
+        const { oauth } = options;
+        if (oauth && !authorization) return sendMcpChallenge(request, reply, false);
+        if (oauth && authorization && /^bearer /i.test(authorization)) {
+          const connection = await bearerCaller(request, oauth, authorization.slice(7).trim());
+          if (!connection) return sendMcpChallenge(request, reply, true);
+          request.mcpCaller = connection;
+          return;
+        }
+        const caller = await options.access.authenticate(authorization, peerOrigin(request));
         if (caller instanceof LatchkeyError) throw caller;
         request.mcpCaller = caller;
       },

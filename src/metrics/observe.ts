@@ -58,6 +58,7 @@ export function observeRateLimit(
   }));
   const count = (group: string, outcome: "allowed" | "limited") => groups(group)[outcome].inc();
   return {
+    peek: (orgId, group) => rateLimit.peek(orgId, group),
     async consume(orgId, group) {
       const decision = await rateLimit.consume(orgId, group);
       count(group, decision.type === "allow" ? "allowed" : "limited");

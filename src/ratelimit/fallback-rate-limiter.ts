@@ -144,6 +144,17 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
       return outageAnswer(bucket, quota, windowMs);
     },
 
+    async held(bucket, windowMs) {
+      if (!degraded) {
+        try {
+          return await primary.held(bucket, windowMs);
+        } catch {
+          // A display only: this node's own count stands in while Redis does not answer.
+        }
+      }
+      return fallback.held(bucket, windowMs);
+    },
+
     async consumeChecked(bucket, quota, windowMs, check) {
       if (!degraded) {
         try {

@@ -34,6 +34,11 @@ export interface ManagementRateLimit {
     group: RateLimitGroup,
     expectedVersion: number,
   ): Promise<ManagementDecision | { type: "stale" }>;
+  /** The group's quota for the organization and the requests it may still make now; counts nothing. */
+  peek(
+    orgId: string,
+    group: RateLimitGroup,
+  ): Promise<{ quota: number; remaining: number; windowSeconds: number }>;
 }
 
 export interface ManagementRateLimitOptions {
@@ -121,7 +126,15 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     return managementDecision(answer.decision, group, quota, seen);
   }
 
+  async function peek(orgId: string, group: RateLimitGroup) {
+    const limits = await limitsOf(orgId);
+    const quota = limits.quotas[group] ?? defaultQuota(group);
+    const held = await limiter.held(`${namespace}:${orgId}:${group}`, windowMs);
+    return { quota, remaining: Math.max(0, quota - held), windowSeconds };
+  }
+
   return {
+    peek,
     // Without an expected version the limiter never answers "stale".
     consume: (orgId, group) => consume(orgId, group, undefined) as Promise<ManagementDecision>,
     consumeExpecting: consume,

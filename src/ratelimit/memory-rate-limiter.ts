@@ -56,6 +56,12 @@ export function createMemoryRateLimiter(clock: Clock, sweepIntervalMs = 60_000):
     },
     sweep,
     consume: (key, quota, windowMs) => Promise.resolve(consumeNow(key, quota, windowMs)),
+    held(key, windowMs) {
+      const log = buckets.get(key);
+      if (!log || log.windowMs !== windowMs) return Promise.resolve(0);
+      log.expire(clock.now());
+      return Promise.resolve(log.held);
+    },
     async close() {
       clearInterval(timer);
     },

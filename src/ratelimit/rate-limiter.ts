@@ -53,6 +53,11 @@ export interface RateLimiter {
     windowMs: number,
     check: RecordVersionCheck,
   ): Promise<CheckedDecision>;
+  /**
+   * How many admissions of `bucket` are inside the window now, counting nothing: what the console
+   * shows as "left now" (quota minus this).
+   */
+  held(bucket: string, windowMs: number): Promise<number>;
   /** Whether the limiter runs on its intended backend (false while a Redis limiter has fallen back). */
   readonly healthy: boolean;
   /** Stops timers and connections. */

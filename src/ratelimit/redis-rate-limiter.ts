@@ -72,6 +72,13 @@ function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): Sl
   return decision;
 }
 
+/** Admissions of KEYS[1] still inside a window of ARGV[1] ms, by Redis' clock (as the sliding log counts). */
+const HELD_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')
+`;
+
 /**
  * The exact sliding log shared by every node through Redis: one script call (one round trip) per
  * decision, in Redis time. Bucket names become Redis keys as they are; the caller namespaces them.
@@ -165,6 +172,12 @@ export function createRedisRateLimiter(
       const id = member();
       const reply = await decide(() => evalSlidingLog(redis, bucket, quota, windowMs, id));
       return decisionOf(reply, quota, windowMs);
+    },
+
+    async held(bucket, windowMs) {
+      // A read for people (the console), not a decision: one plain call, no retries, Redis' clock.
+      const count = await redis.eval(HELD_SCRIPT, 1, bucket, windowMs);
+      return Number(count);
     },
 
     async consumeChecked(bucket, quota, windowMs, check) {

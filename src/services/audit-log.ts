@@ -12,6 +12,12 @@ export interface ListAuditRequest {
   pageStart?: string | undefined;
   /** Only entries at or after this time (epoch ms). */
   since?: number | undefined;
+  /** Only entries before this time (epoch ms). */
+  until?: number | undefined;
+  /** Only entries of this actor. */
+  actor?: string | undefined;
+  /** Only entries about this record. */
+  targetId?: string | undefined;
 }
 
 export interface AuditPage {
@@ -36,6 +42,9 @@ export function createAuditLog(store: AuditStore): AuditLog {
         orgId: request.orgId,
         limit: request.count + 1,
         since: request.since,
+        until: request.until,
+        actor: request.actor,
+        targetId: request.targetId,
         after: position && { at: position.createdAt, id: position.id },
       });
       const entries = rows.slice(0, request.count);

@@ -70,3 +70,17 @@ export function resourceSnapshot(resource: StoredResource): AuditSnapshot {
     settings_members: Object.keys(resource.settings).sort(),
   };
 }
+
+/** A console user's identity; never the password hash. */
+export function userSnapshot(user: { id: string; email: string }): AuditSnapshot {
+  return { id: user.id, email: user.email };
+}
+
+/** A membership: who, where, which role. */
+export function membershipSnapshot(membership: {
+  userId: string;
+  orgId: string;
+  role: string;
+}): AuditSnapshot {
+  return { user_id: membership.userId, org_id: membership.orgId, role: membership.role };
+}

@@ -13,6 +13,12 @@ export interface ListAuditQuery {
   limit: number;
   /** Only entries at or after this time (epoch ms). */
   since?: number | undefined;
+  /** Only entries before this time (epoch ms, exclusive). */
+  until?: number | undefined;
+  /** Only entries of this actor (`key_...`, `user:usr_...`, `operator`, `bootstrap`). */
+  actor?: string | undefined;
+  /** Only entries about this record id. */
+  targetId?: string | undefined;
   /** Continue after this position (exclusive); first page when absent. */
   after?: AuditPosition | undefined;
 }

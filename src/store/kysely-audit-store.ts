@@ -45,6 +45,9 @@ export function createKyselyAuditStore(db: Kysely<Database>): AuditStore {
         .selectAll()
         .where((eb) => (query.orgId === null ? eb("org_id", "is", null) : eb("org_id", "=", query.orgId)));
       if (query.since !== undefined) select = select.where("at", ">=", query.since);
+      if (query.until !== undefined) select = select.where("at", "<", query.until);
+      if (query.actor !== undefined) select = select.where("actor", "=", query.actor);
+      if (query.targetId !== undefined) select = select.where("target_id", "=", query.targetId);
       const after = query.after;
       if (after) {
         select = select.where((eb) =>

@@ -8,6 +8,10 @@ import type { AuditStore } from "./audit-store.js";
 import type { KeyStore } from "./key-store.js";
 import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
+import { createKyselyConsoleStore } from "./kysely-console-store.js";
+import { createKyselyOauthStore } from "./kysely-oauth-store.js";
+import type { OauthStore } from "./oauth-store.js";
+import type { ConsoleStore } from "./console-store.js";
 import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
 import type { IdempotencyStore } from "./idempotency-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
@@ -137,6 +141,10 @@ export interface Stores {
   resources: ResourceStore;
   /** The first responses of creates sent with an `Idempotency-Key`. */
   idempotency: IdempotencyStore;
+  /** Console users, memberships and sessions. */
+  console: ConsoleStore;
+  /** MCP over OAuth: clients, codes, connections. */
+  oauth: OauthStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -178,6 +186,8 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),
     idempotency: createKyselyIdempotencyStore(db),
+    console: createKyselyConsoleStore(db),
+    oauth: createKyselyOauthStore(db),
     dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
     poolStats: postgres
       ? () => ({

@@ -162,6 +162,71 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+/** A person who signs in to the console (migration 010). */
+export interface ConsoleUsersTable {
+  id: string;
+  email: string;
+  /** scrypt parameters, salt and hash (src/domain/passwords.ts). */
+  password_hash: string;
+  created_at: number;
+}
+
+/** A user's role in one organization. */
+export interface MembershipsTable {
+  user_id: string;
+  org_id: string;
+  /** `owner`, `admin` or `member`. */
+  role: string;
+  created_at: number;
+}
+
+/** One signed-in browser; only the SHA-256 of its cookie is kept. */
+export interface ConsoleSessionsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  revoked_at: number | null;
+}
+
+/** A client registered at `/oauth/register` (migration 011). */
+export interface OauthClientsTable {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string;
+  created_at: number;
+}
+
+/** An authorization code, kept hashed until its one exchange. */
+export interface OauthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  org_id: string;
+  permissions: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A connection a user granted an MCP client, with its current tokens' hashes. */
+export interface McpConnectionsTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  client_id: string;
+  client_name: string;
+  permissions: string;
+  resource: string;
+  access_hash: string;
+  access_expires_at: number;
+  refresh_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -176,4 +241,10 @@ export interface Database {
   deleted_resources: DeletedResourcesTable;
   aws_external_ids: AwsExternalIdsTable;
   idempotency_keys: IdempotencyKeysTable;
+  console_users: ConsoleUsersTable;
+  memberships: MembershipsTable;
+  console_sessions: ConsoleSessionsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_codes: OauthCodesTable;
+  mcp_connections: McpConnectionsTable;
 }

@@ -29,6 +29,8 @@ export interface FoundServices {
   redisServer: Found;
   caddy: Found;
   prometheus: Found;
+  /** Debian's chromium, driven by playwright-core in the console's browser suites. */
+  chromium: Found;
   /** Folder of PostgreSQL's server programs (initdb, pg_ctl), for suites that run a cluster of their own. */
   postgresServer: Found;
 }
@@ -51,6 +53,7 @@ const PROGRAMS = {
   },
   caddy: { variable: "LATCHKEY_TEST_CADDY", fallback: "caddy", versionArgs: ["version"] },
   prometheus: { variable: "LATCHKEY_TEST_PROMETHEUS", fallback: "prometheus", versionArgs: ["--version"] },
+  chromium: { variable: "LATCHKEY_TEST_CHROMIUM", fallback: "chromium", versionArgs: ["--version"] },
 } as const;
 
 /** Where a PostgreSQL is usually found: the `test` database as `postgres`, else as the current user. */
@@ -153,6 +156,7 @@ export async function findServices(): Promise<FoundServices> {
     redisServer: findProgram("redisServer"),
     caddy: findProgram("caddy"),
     prometheus: findProgram("prometheus"),
+    chromium: findProgram("chromium"),
     postgresServer: findPostgresServer(),
   };
 }

@@ -20,6 +20,8 @@ export interface TestServices {
   caddy: string;
   /** Path of the prometheus program (LATCHKEY_TEST_PROMETHEUS, else found on PATH; Debian's package). */
   prometheus: string;
+  /** Path of the chromium program for the console's browser suites (LATCHKEY_TEST_CHROMIUM, else on PATH). */
+  chromium: string;
   /**
    * Folder of PostgreSQL's server programs (initdb, pg_ctl), for suites that run, stop and restart a
    * cluster of their own (LATCHKEY_TEST_POSTGRES_BIN, else Debian's /usr/lib/postgresql/N/bin).

@@ -49,7 +49,12 @@ test.each([
       body: "{not json",
     });
     expect(response.status).toBe(401);
-    expect(response.headers.get("www-authenticate")).toBe('Basic realm="latchkey", charset="UTF-8"');
+    // Without any credential, OAuth clients are first told where the flow starts (docs/mcp-oauth.md).
+    expect(response.headers.get("www-authenticate")).toBe(
+      variant === "no credentials" || Object.keys(headers).length === 0
+        ? `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource", Basic realm="latchkey", charset="UTF-8"`
+        : 'Basic realm="latchkey", charset="UTF-8"',
+    );
     expect(await response.json()).toEqual({
       statusCode: 401,
       error: "Unauthorized",

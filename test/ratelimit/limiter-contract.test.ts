@@ -80,6 +80,19 @@ function limiterContract(open: () => Promise<Subject>): void {
     expect((await limiter.consume(b, 2, windowMs)).type).toBe("deny");
   });
 
+  test("held counts the admissions inside the window without taking a slot", async () => {
+    const { limiter, wait, windowMs } = await open();
+    const b = bucket();
+    expect(await limiter.held(b, windowMs)).toBe(0);
+    await limiter.consume(b, 3, windowMs);
+    await limiter.consume(b, 3, windowMs);
+    expect(await limiter.held(b, windowMs)).toBe(2);
+    expect(await limiter.held(b, windowMs)).toBe(2);
+    expect((await limiter.consume(b, 3, windowMs)).type).toBe("allow");
+    await wait(windowMs + 20);
+    expect(await limiter.held(b, windowMs)).toBe(0);
+  });
+
   test("it reports itself healthy on its own backend", async () => {
     const { limiter } = await open();
     expect(limiter.healthy).toBe(true);

@@ -46,6 +46,10 @@ describe("fallback limiter (its switching rules, with a stand-in primary)", () =
         const decision = { type: "allow", remaining: 99, resetMs: 1 } as const;
         return { type: "decided", decision, records: { version: 7, writing: false } };
       },
+      async held() {
+        if (state !== "up") throw new Error("no answer");
+        return 1;
+      },
       async ping() {
         if (state !== "up") throw new Error("no answer");
       },

@@ -8,6 +8,8 @@ import { organizationNames } from "./006-organization-names.js";
 import { networksAndMetadata } from "./008-networks-and-metadata.js";
 import { keyExpiry } from "./007-key-expiry.js";
 import { leaksAndImports } from "./009-leaks-and-imports.js";
+import { consoleUsers } from "./010-console.js";
+import { mcpOauth } from "./011-mcp-oauth.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +22,8 @@ const migrations: Record<string, Migration> = {
   "008-networks-and-metadata": networksAndMetadata,
   "007-key-expiry": keyExpiry,
   "009-leaks-and-imports": leaksAndImports,
+  "010-console": consoleUsers,
+  "011-mcp-oauth": mcpOauth,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

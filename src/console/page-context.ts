@@ -1,0 +1,46 @@
+import type { FastifyRequest } from "fastify";
+import { canManageKeys, canManageMembers, KEY_MANAGER_GRANT, userActor } from "../domain/console-roles.js";
+import { LatchkeyError } from "../domain/errors.js";
+import type { Caller } from "../services/key-service.js";
+import type { ConsoleStore } from "../store/console-store.js";
+import type { PageContext } from "./layout.js";
+import { signedIn } from "./request-guard.js";
+
+/**
+ * The signed-in user's view of one organization. An organization the user is not a member of is
+ * answered 404, as the REST API answers another organization's key: its existence is not confirmed.
+ */
+export async function pageContext(
+  request: FastifyRequest,
+  store: ConsoleStore,
+  orgId: string,
+): Promise<PageContext> {
+  const session = signedIn(request);
+  const memberships = await store.membershipsOf(session.user.id);
+  const current = memberships.find((m) => m.orgId === orgId);
+  if (!current) throw new LatchkeyError("not_found", "No such organization among yours.");
+  return { signedIn: session, memberships, current };
+}
+
+/** The key service's caller for a console user: the organization, full authority, actor `user:<id>`. */
+export function consoleCaller(context: PageContext): Caller {
+  return { orgId: context.current.orgId, ...KEY_MANAGER_GRANT, actor: userActor(context.signedIn.user.id) };
+}
+
+export function assertCanManageKeys(context: PageContext): void {
+  if (!canManageKeys(context.current.role)) {
+    throw new LatchkeyError(
+      "missing_permission",
+      `Your role in this organization (${context.current.role}) can read keys but not change them; an owner or admin can.`,
+    );
+  }
+}
+
+export function assertCanManageMembers(context: PageContext): void {
+  if (!canManageMembers(context.current.role)) {
+    throw new LatchkeyError(
+      "missing_permission",
+      "Only the organization's owners can see and change its members.",
+    );
+  }
+}

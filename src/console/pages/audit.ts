@@ -1,0 +1,110 @@
+import type { FastifyInstance } from "fastify";
+import type { Services } from "../../app.js";
+import { invalidRequest } from "../../domain/errors.js";
+import { html } from "../html.js";
+import { organizationPage } from "../layout.js";
+import { pageContext } from "../page-context.js";
+
+type AuditQuery = { actor?: string; target?: string; since?: string; until?: string; page?: string };
+
+/** A `datetime-local` value, read as UTC (the page says so); empty means no bound. */
+function parseTime(value: string | undefined, name: string): number | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(/Z$/.test(value) ? value : `${value}Z`);
+  if (Number.isNaN(ms)) throw invalidRequest(`"${value}" is not a date and time.`, `/query/${name}`);
+  return ms;
+}
+
+const localValue = (ms: number | undefined) =>
+  ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
+
+/** The organization's audit trail, newest first, filtered by actor, target and time, 50 a page. */
+export async function auditPages(app: FastifyInstance, services: Services): Promise<void> {
+  app.get<{ Params: { orgId: string }; Querystring: AuditQuery }>(
+    "/orgs/:orgId/audit",
+    async (request, reply) => {
+      const context = await pageContext(request, services.consoleStore, request.params.orgId);
+      const query = request.query;
+      const since = parseTime(query.since, "since");
+      const until = parseTime(query.until, "until");
+      const actor = query.actor?.trim() || undefined;
+      const target = query.target?.trim() || undefined;
+      const page = await services.audit.list({
+        orgId: context.current.orgId,
+        count: 50,
+        pageStart: query.page || undefined,
+        since,
+        until,
+        actor,
+        targetId: target,
+      });
+      const next = page.nextPageStart
+        ? `?${new URLSearchParams({ actor: actor ?? "", target: target ?? "", since: query.since ?? "", until: query.until ?? "", page: page.nextPageStart })}`
+        : undefined;
+      const content = html`<form
+          class="filters"
+          method="get"
+          action="/console/orgs/${context.current.orgId}/audit"
+          role="search"
+          aria-label="Filter the audit trail"
+        >
+          <div>
+            <label for="actor">Actor</label
+            ><input
+              id="actor"
+              name="actor"
+              type="text"
+              value="${actor ?? ""}"
+              placeholder="key_…, user:usr_…, operator"
+            />
+          </div>
+          <div>
+            <label for="target">Target</label
+            ><input
+              id="target"
+              name="target"
+              type="text"
+              value="${target ?? ""}"
+              placeholder="key_…, usr_…"
+            />
+          </div>
+          <div>
+            <label for="since">From (UTC)</label
+            ><input id="since" name="since" type="datetime-local" value="${localValue(since)}" />
+          </div>
+          <div>
+            <label for="until">Until (UTC)</label
+            ><input id="until" name="until" type="datetime-local" value="${localValue(until)}" />
+          </div>
+          <div><button type="submit">Filter</button></div>
+        </form>
+        ${
+          page.entries.length === 0
+            ? html`<p>No entries match.</p>`
+            : html`<table>
+                <thead>
+                  <tr>
+                    <th scope="col">When (UTC)</th>
+                    <th scope="col">Actor</th>
+                    <th scope="col">Action</th>
+                    <th scope="col">Target</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${page.entries.map(
+                    (entry) =>
+                      html`<tr>
+                        <td>${new Date(entry.at).toISOString().replace("T", " ").slice(0, 19)}</td>
+                        <td><code>${entry.actor}</code></td>
+                        <td>${entry.action}</td>
+                        <td><code>${entry.targetId}</code></td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+        }
+        ${next ? html`<p><a href="${next}">Older entries</a></p>` : ""}`;
+      return reply.type("text/html").send(organizationPage(context, "audit", "Audit", content).text);
+    },
+  );
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance } from "fastify";
+import type { Services } from "../../app.js";
+import { canManageKeys, userActor } from "../../domain/console-roles.js";
+import type { McpOauth } from "../../services/mcp-oauth.js";
+import { html } from "../html.js";
+import { csrfField, organizationPage } from "../layout.js";
+import { assertCanManageKeys, pageContext } from "../page-context.js";
+
+const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+
+/** MCP connections made over OAuth: listed for every member, revoked by owners and admins. */
+export async function connectionPages(
+  app: FastifyInstance,
+  options: { services: Services; oauth: McpOauth },
+): Promise<void> {
+  const { services, oauth } = options;
+
+  app.get<{ Params: { orgId: string }; Querystring: { notice?: string } }>(
+    "/orgs/:orgId/connections",
+    async (request, reply) => {
+      const context = await pageContext(request, services.consoleStore, request.params.orgId);
+      const org = context.current.orgId;
+      const connections = await oauth.list(org);
+      const manager = canManageKeys(context.current.role);
+      const content = html`${request.query.notice === "revoked" ? html`<p class="notice" role="status">Connection revoked.</p>` : ""}
+      ${
+        connections.length === 0
+          ? html`<p>
+              No MCP client is connected. Clients connect to <code>/mcp</code> and ask you to sign in here.
+            </p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Client</th>
+                  <th scope="col">Permissions</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${connections.map(
+                  (c) =>
+                    html`<tr>
+                      <td>${c.clientName} <span class="muted">${c.id}</span></td>
+                      <td>${c.permissions.join(", ")}</td>
+                      <td>${when(c.createdAt)}</td>
+                      <td>${c.revokedAt === null ? "active" : `revoked ${when(c.revokedAt)}`}</td>
+                      <td>
+                        ${
+                          manager && c.revokedAt === null
+                            ? html`<form
+                                class="inline"
+                                method="post"
+                                action="/console/orgs/${org}/connections/${c.id}/revoke"
+                                data-confirm="Revoke this connection?"
+                              >
+                                ${csrfField(context.signedIn)}<button
+                                  type="submit"
+                                  aria-label="Revoke ${c.clientName}"
+                                >
+                                  Revoke
+                                </button>
+                              </form>`
+                            : ""
+                        }
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`;
+      return reply
+        .type("text/html")
+        .send(organizationPage(context, "connections", "MCP connections", content).text);
+    },
+  );
+
+  app.post<{ Params: { orgId: string; connectionId: string } }>(
+    "/orgs/:orgId/connections/:connectionId/revoke",
+    async (request, reply) => {
+      const context = await pageContext(request, services.consoleStore, request.params.orgId);
+      assertCanManageKeys(context);
+      await oauth.revoke(
+        context.current.orgId,
+        request.params.connectionId,
+        userActor(context.signedIn.user.id),
+      );
+      return reply.redirect(`/console/orgs/${context.current.orgId}/connections?notice=revoked`, 303);
+    },
+  );
+}

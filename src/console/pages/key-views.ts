@@ -1,0 +1,236 @@
+import { canManageKeys } from "../../domain/console-roles.js";
+import { effectivePermissions, PERMISSION_CATALOGUE, type Permission } from "../../domain/permissions.js";
+import type { ApiKeyRecord } from "../../store/key-store.js";
+import { type Html, html } from "../html.js";
+import { csrfField, type PageContext } from "../layout.js";
+
+const when = (ms: number | null) =>
+  ms === null ? "never" : new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+
+/** Permissions grouped by family (`images`, `templates`, ...) for the picker. */
+function families(): [string, Permission[]][] {
+  const groups = new Map<string, Permission[]>();
+  for (const permission of PERMISSION_CATALOGUE) {
+    const family = permission.split(":")[0] ?? permission;
+    groups.set(family, [...(groups.get(family) ?? []), permission]);
+  }
+  return [...groups];
+}
+
+const fieldId = (permission: string) => `permission-${permission.replace(/[^a-z_]/g, "-")}`;
+
+/** Name, description, permissions (by family) and all-future: the create and edit form's fields. */
+export function keyFields(key?: ApiKeyRecord): Html {
+  const granted = new Set<string>(key ? key.permissions : []);
+  const allFuture = key?.allFuturePermissions ?? false;
+  return html`<label for="name">Name</label>
+    <input id="name" name="name" type="text" maxlength="255" value="${key?.name ?? ""}" />
+    <label for="description">Description</label>
+    <textarea id="description" name="description" rows="2" maxlength="2000">
+${key?.description ?? ""}</textarea>
+    <fieldset>
+      <legend>Permissions</legend>
+      <label for="all_future_permissions"
+        ><input
+          id="all_future_permissions"
+          name="all_future_permissions"
+          type="checkbox"
+          value="true"
+          ${allFuture ? html` checked` : ""}
+        />
+        All permissions, including those added later</label
+      >
+      ${families().map(
+        ([family, permissions]) =>
+          html`<fieldset>
+            <legend>${family}</legend>
+            ${permissions.map(
+              (p) =>
+                html`<label for="${fieldId(p)}"
+                  ><input
+                    id="${fieldId(p)}"
+                    name="permissions"
+                    type="checkbox"
+                    value="${p}"
+                    ${granted.has(p) ? html` checked` : ""}${allFuture ? html` disabled` : ""}
+                  />
+                  ${p}</label
+                >`,
+            )}
+          </fieldset>`,
+      )}
+    </fieldset>`;
+}
+
+export interface KeyFilters {
+  q: string;
+  includeDisabled: boolean;
+  permission: string;
+}
+
+/** The key list with its filters; the create link and disable buttons only for owners and admins. */
+export function keyList(
+  context: PageContext,
+  keys: ApiKeyRecord[],
+  filters: KeyFilters,
+  notice?: string,
+): Html {
+  const org = context.current.orgId;
+  const manager = canManageKeys(context.current.role);
+  return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
+    ${manager ? html`<p><a href="/console/orgs/${org}/keys/new">Create key</a></p>` : ""}
+    <form
+      class="filters"
+      method="get"
+      action="/console/orgs/${org}/keys"
+      role="search"
+      aria-label="Filter keys"
+    >
+      <div>
+        <label for="q">Name contains</label><input id="q" name="q" type="search" value="${filters.q}" />
+      </div>
+      <div>
+        <label for="permission">With permission</label
+        ><select id="permission" name="permission">
+          <option value="">any</option>
+          ${PERMISSION_CATALOGUE.map((p) => html`<option value="${p}" ${p === filters.permission ? html` selected` : ""}>${p}</option>`)}
+        </select>
+      </div>
+      <div>
+        <label for="include_disabled"
+          ><input
+            id="include_disabled"
+            name="include_disabled"
+            type="checkbox"
+            value="true"
+            ${filters.includeDisabled ? html` checked` : ""}
+          />
+          Include disabled keys</label
+        >
+      </div>
+      <div><button type="submit">Filter</button></div>
+    </form>
+    ${
+      keys.length === 0
+        ? html`<p>No keys match.</p>`
+        : html`<table>
+            <caption class="muted">
+              ${keys.length === 1 ? "1 key" : `${keys.length} keys`}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">API id</th>
+                <th scope="col">Permissions</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${keys.map(
+                (key) =>
+                  html`<tr>
+                    <td><a href="/console/orgs/${org}/keys/${key.id}">${key.name}</a></td>
+                    <td><code>${key.apiId}</code></td>
+                    <td>
+                      ${key.allFuturePermissions ? "all, including future" : `${effectivePermissions(key).length} of ${PERMISSION_CATALOGUE.length}`}
+                    </td>
+                    <td>${key.enabled ? "enabled" : "disabled"}</td>
+                    <td>${when(key.lastUsedAt)}</td>
+                    <td>
+                      ${
+                        manager && key.enabled
+                          ? html`<form
+                              class="inline"
+                              method="post"
+                              action="/console/orgs/${org}/keys/${key.id}/disable"
+                              data-confirm="Disable this key? Requests with it are refused at once."
+                            >
+                              ${csrfField(context.signedIn)}<button
+                                type="submit"
+                                aria-label="Disable ${key.name}"
+                              >
+                                Disable
+                              </button>
+                            </form>`
+                          : ""
+                      }
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }`;
+}
+
+/** The new key, with its secret: shown in this response only, with a copy button. */
+export function createdKey(context: PageContext, key: ApiKeyRecord, secret: string): Html {
+  const org = context.current.orgId;
+  return html`<p class="notice" role="status">
+      Key “${key.name}” created. Copy its secret now: it is shown only this once and cannot be recovered.
+    </p>
+    <dl>
+      <dt>API id (the username)</dt>
+      <dd><code id="api-id">${key.apiId}</code></dd>
+      <dt>Secret</dt>
+      <dd>
+        <code class="secret" id="secret">${secret}</code>
+        <button type="button" data-copy="secret" hidden>Copy secret</button>
+        <span id="secret-status" role="status"></span>
+      </dd>
+    </dl>
+    <p>
+      <a href="/console/orgs/${org}/keys/${key.id}">Edit this key</a> ·
+      <a href="/console/orgs/${org}/keys">Back to keys</a>
+    </p>`;
+}
+
+/** One key: its identity, and for owners and admins the edit form and the disable button. */
+export function keyDetail(context: PageContext, key: ApiKeyRecord, notice?: string): Html {
+  const org = context.current.orgId;
+  const manager = canManageKeys(context.current.role);
+  const facts = html`<dl>
+    <dt>API id</dt>
+    <dd><code>${key.apiId}</code></dd>
+    <dt>Id</dt>
+    <dd><code>${key.id}</code></dd>
+    <dt>Status</dt>
+    <dd>${key.enabled ? "enabled" : "disabled"}</dd>
+    <dt>Created</dt>
+    <dd>${when(key.createdAt)}</dd>
+    <dt>Last used</dt>
+    <dd>${when(key.lastUsedAt)}</dd>
+    <dt>Permissions</dt>
+    <dd>${key.allFuturePermissions ? "all, including future" : key.permissions.join(", ") || "none"}</dd>
+  </dl>`;
+  if (!manager)
+    return html`${facts}
+      <p><a href="/console/orgs/${org}/keys">Back to keys</a></p>`;
+  return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}${facts}
+    <h2>Edit</h2>
+    <form method="post" action="/console/orgs/${org}/keys/${key.id}">
+      ${csrfField(context.signedIn)} ${keyFields(key)}
+      <label for="disabled"
+        ><input
+          id="disabled"
+          name="disabled"
+          type="checkbox"
+          value="true"
+          ${key.enabled ? "" : html` checked`}
+        />
+        Disabled</label
+      >
+      <p><button type="submit">Save changes</button></p>
+    </form>
+    <p><a href="/console/orgs/${org}/keys">Back to keys</a></p>`;
+}
+
+/** The create form. */
+export function newKeyForm(context: PageContext, problem?: string): Html {
+  return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}
+    <form method="post" action="/console/orgs/${context.current.orgId}/keys">
+      ${csrfField(context.signedIn)} ${keyFields()}
+      <p><button type="submit">Create key</button></p>
+    </form>`;
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from "fastify";
+import type { Services } from "../../app.js";
+import { defaultQuota, RATE_LIMIT_GROUPS } from "../../domain/rate-limit-groups.js";
+import { html } from "../html.js";
+import { organizationPage } from "../layout.js";
+import { pageContext } from "../page-context.js";
+
+/**
+ * Rate limits: each management group's quota per window, what is left of it now (read from the
+ * limiter without counting), and whether an operator override applies. Overrides are set with
+ * `latchkey org limits`; the console shows them.
+ */
+export async function limitPages(app: FastifyInstance, services: Services): Promise<void> {
+  app.get<{ Params: { orgId: string } }>("/orgs/:orgId/limits", async (request, reply) => {
+    const context = await pageContext(request, services.consoleStore, request.params.orgId);
+    const orgId = context.current.orgId;
+    const limits = await services.store.getLimits(orgId);
+    const rows = await Promise.all(
+      RATE_LIMIT_GROUPS.map(async (group) => ({ group, ...(await services.rateLimit.peek(orgId, group)) })),
+    );
+    const window = rows[0]?.windowSeconds ?? 60;
+    const content = html`<p>
+        Requests per ${window === 60 ? "minute" : `${window} seconds`} per organization, shared by every key
+        and connection. Console actions are not counted here: they have their own allowance per user.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Group</th>
+            <th scope="col">Quota</th>
+            <th scope="col">Left now</th>
+            <th scope="col">Override</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (row) =>
+              html`<tr>
+                <th scope="row"><code>${row.group}</code></th>
+                <td>${row.quota}</td>
+                <td>${row.remaining}</td>
+                <td>
+                  ${limits.quotas[row.group] === undefined ? "default" : `override (default ${defaultQuota(row.group)})`}
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <p>
+        Key quota: ${limits.maxKeys ?? 100} keys${limits.maxKeys === null ? " (default)" : " (override)"}.
+      </p>`;
+    return reply.type("text/html").send(organizationPage(context, "limits", "Rate limits", content).text);
+  });
+}

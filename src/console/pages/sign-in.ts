@@ -1,0 +1,66 @@
+import type { FastifyInstance } from "fastify";
+import { LatchkeyError } from "../../domain/errors.js";
+import type { ConsoleSessions } from "../../services/console-sessions.js";
+import { html } from "../html.js";
+import { plainPage } from "../layout.js";
+import { assertSameOrigin, formOf } from "../request-guard.js";
+import { clearSessionCookie, readCookie, sessionCookieName, setSessionCookie } from "../session-cookie.js";
+
+/** Only a path of the console itself is followed after sign-in: never another site (open redirect). */
+function safeNext(next: string | undefined): string {
+  return next && /^\/console(\/[^\\]*)?$/.test(next) && !next.startsWith("//") ? next : "/console";
+}
+
+function signInForm(next: string, problem?: string, email = "") {
+  return plainPage(
+    "Sign in",
+    html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}
+      <form method="post" action="/console/sign-in">
+        <input type="hidden" name="next" value="${next}" />
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="${email}" />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <p><button type="submit">Sign in</button></p>
+      </form>`,
+  );
+}
+
+/** `GET|POST /console/sign-in` and `POST /console/sign-out`. */
+export async function signInRoutes(app: FastifyInstance, sessions: ConsoleSessions): Promise<void> {
+  app.get<{ Querystring: { next?: string } }>("/sign-in", async (request, reply) =>
+    reply.type("text/html").send(signInForm(safeNext(request.query.next)).text),
+  );
+
+  app.post("/sign-in", async (request, reply) => {
+    // Origin alone guards this form: there is no session yet to bind a token to, and SameSite=Lax
+    // keeps another site from reading the result.
+    assertSameOrigin(request);
+    const form = formOf(request);
+    const email = form.get("email") ?? "";
+    const next = safeNext(form.get("next") ?? undefined);
+    try {
+      const { token } = await sessions.signIn({
+        email,
+        password: form.get("password") ?? "",
+        address: request.ip,
+      });
+      setSessionCookie(request, reply, token);
+      return reply.redirect(next, 303);
+    } catch (error) {
+      if (!(error instanceof LatchkeyError) || error.code !== "unauthorized") throw error;
+      return reply
+        .code(401)
+        .type("text/html")
+        .send(signInForm(next, error.message, email).text);
+    }
+  });
+
+  app.post("/sign-out", async (request, reply) => {
+    assertSameOrigin(request);
+    const token = readCookie(request, sessionCookieName(request));
+    if (token) await sessions.signOut(token);
+    clearSessionCookie(request, reply);
+    return reply.redirect("/console/sign-in", 303);
+  });
+}

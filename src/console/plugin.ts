@@ -1,0 +1,103 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { Services } from "../app.js";
+import { LatchkeyError } from "../domain/errors.js";
+import { toLatchkeyError } from "../http/error-handler.js";
+import type { ConsoleSessions } from "../services/console-sessions.js";
+import type { McpOauth } from "../services/mcp-oauth.js";
+import { connectionPages } from "./pages/connections.js";
+import { consentPages } from "./pages/oauth-consent.js";
+import { CONSOLE_SCRIPT, CONSOLE_STYLE } from "./assets.js";
+import { html } from "./html.js";
+import { plainPage } from "./layout.js";
+import { auditPages } from "./pages/audit.js";
+import { keyPages } from "./pages/keys.js";
+import { limitPages } from "./pages/limits.js";
+import { memberPages } from "./pages/members.js";
+import { signInRoutes } from "./pages/sign-in.js";
+import { usagePages } from "./pages/usage.js";
+import { guardSignedInRoutes, signedIn } from "./request-guard.js";
+import { setConsoleSecurityHeaders } from "./security-headers.js";
+
+/** Forms are small: a key's name, description and permissions fit many times over. */
+const FORM_BODY_LIMIT = 64 * 1024;
+const YEAR_SECONDS = 31_536_000;
+
+/** Errors as a page: the same codes and statuses as the API, in words, with a way back. */
+function renderError(reply: FastifyReply, error: LatchkeyError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header("Retry-After", String(error.retryAfterSeconds));
+  const page = plainPage(
+    error.status === 404 ? "Not found" : "That did not work",
+    html`<p class="error" role="alert">${error.message}</p>
+      <p class="muted">${error.status} ${error.code}</p>
+      <p><a href="/console">Back to the console</a></p>`,
+  );
+  return reply.code(error.status).type("text/html").send(page.text);
+}
+
+function serveAsset(app: FastifyInstance, asset: { path: string; body: string }, type: string): void {
+  app.get(asset.path.slice("/console".length), async (_request, reply) =>
+    reply.header("Cache-Control", `public, max-age=${YEAR_SECONDS}, immutable`).type(type).send(asset.body),
+  );
+}
+
+/**
+ * The console at `/console` (docs/console.md): server-rendered pages over the same services as
+ * REST. Its own body parser (forms), error pages and headers live in this scope only.
+ */
+export async function consoleRoutes(
+  app: FastifyInstance,
+  options: { services: Services; sessions: ConsoleSessions; oauth: McpOauth },
+): Promise<void> {
+  const { services, sessions, oauth } = options;
+  // Pages for people, not operations of the API: kept out of the OpenAPI document.
+  app.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => done(null, new URLSearchParams(String(body))),
+  );
+  app.addHook("onRequest", async (_request, reply) => {
+    setConsoleSecurityHeaders(reply);
+    reply.header("Cache-Control", "no-store");
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const rendered = error instanceof LatchkeyError ? error : toLatchkeyError(error, request);
+    if (rendered.code === "internal") request.log.error({ err: error }, "unhandled console error");
+    return renderError(reply, rendered);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    renderError(reply, new LatchkeyError("not_found", `No console page at ${request.url.split("?")[0]}.`)),
+  );
+
+  serveAsset(app, CONSOLE_SCRIPT, "text/javascript; charset=utf-8");
+  serveAsset(app, CONSOLE_STYLE, "text/css; charset=utf-8");
+  await app.register(signInRoutes, sessions);
+
+  await app.register(async (scope) => {
+    guardSignedInRoutes(scope, sessions);
+    scope.get("/", async (request, reply) => {
+      const [first] = await services.consoleStore.membershipsOf(signedIn(request).user.id);
+      if (first) return reply.redirect(`/console/orgs/${first.orgId}/keys`, 303);
+      const page = plainPage(
+        "No organization yet",
+        html`<p>You are not a member of any organization. Ask an owner to add you.</p>`,
+      );
+      return reply.type("text/html").send(page.text);
+    });
+    scope.get<{ Querystring: { org?: string } }>("/switch", async (request, reply) => {
+      const org = request.query.org ?? "";
+      if (!/^org_[0-9A-Za-z]+$/.test(org))
+        throw new LatchkeyError("not_found", "No such organization among yours.");
+      return reply.redirect(`/console/orgs/${org}/keys`, 303);
+    });
+    await scope.register(keyPages, services);
+    await scope.register(usagePages, services);
+    await scope.register(limitPages, services);
+    await scope.register(auditPages, services);
+    await scope.register(memberPages, services);
+    await scope.register(connectionPages, { services, oauth });
+    await scope.register(consentPages, { services, oauth });
+  });
+}

@@ -1,0 +1,26 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Where people and clients reach this server: LATCHKEY_PUBLIC_URL, else this request's own origin. */
+    publicOrigin: string;
+  }
+}
+
+/**
+ * The origin latchkey names itself by (the OAuth issuer and resource, the console's `Origin` check,
+ * its Secure cookie). Behind a proxy that terminates TLS, requests arrive as plain http, so the
+ * public `https://...` origin must be configured (LATCHKEY_PUBLIC_URL) rather than guessed from
+ * headers a client could send itself.
+ */
+export function registerPublicOrigin(app: FastifyInstance, publicUrl: string | undefined): void {
+  app.decorateRequest("publicOrigin", "");
+  app.addHook("onRequest", (request: FastifyRequest, _reply, done) => {
+    request.publicOrigin = publicUrl ?? `${request.protocol}://${request.host}`;
+    done();
+  });
+}
+
+/** Whether the public origin is HTTPS: then the console's cookie is `__Host-` and Secure. */
+export const servedOverHttps = (request: FastifyRequest): boolean =>
+  request.publicOrigin.startsWith("https://");

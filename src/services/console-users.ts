@@ -1,0 +1,176 @@
+import type { AuditAction, AuditEntry } from "../domain/audit.js";
+import { OPERATOR_ACTOR } from "../domain/audit.js";
+import type { Clock } from "../domain/clock.js";
+import { type ConsoleRole, isConsoleRole } from "../domain/console-roles.js";
+import { randomBase62 } from "../domain/credentials.js";
+import { invalidRequest, LatchkeyError } from "../domain/errors.js";
+import { hashPassword, passwordProblem } from "../domain/passwords.js";
+import type { ConsoleStore, ConsoleUser, Membership, MembershipView } from "../store/console-store.js";
+import type { KeyStore } from "../store/key-store.js";
+import { membershipSnapshot, userSnapshot } from "./audit-snapshots.js";
+import { newAuditId } from "./audit-trail.js";
+
+/** What an email must look like: something@something, no spaces, at most 254 characters. */
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export function normalizeEmail(value: string): string {
+  const email = value.trim();
+  if (!EMAIL.test(email) || email.length > 254) {
+    throw invalidRequest(`"${email}" is not an email address.`, "/email");
+  }
+  return email;
+}
+
+function assertRole(role: string): ConsoleRole {
+  if (!isConsoleRole(role))
+    throw invalidRequest(`Role "${role}" is not one of owner, admin, member.`, "/role");
+  return role;
+}
+
+function lastOwner(orgId: string): LatchkeyError {
+  return new LatchkeyError(
+    "invalid_request",
+    `That would leave organization ${orgId} without an owner: make someone else owner first.`,
+  );
+}
+
+/** Console users and their memberships: what `latchkey user ...` and the members page do. */
+export interface ConsoleUserService {
+  /**
+   * Creates a user with a role in an organization, or, when the email already has an account, gives
+   * that account the role there (the password is then left as it is and may be omitted).
+   */
+  add(
+    input: { email: string; password?: string; orgId: string; role: string },
+    actor?: string,
+  ): Promise<{
+    user: ConsoleUser;
+    created: boolean;
+  }>;
+  /** Every membership (or those of one organization), with email and organization name. */
+  list(orgId?: string): Promise<MembershipView[]>;
+  /** Users without any membership left, which `list` cannot show. */
+  unattached(): Promise<ConsoleUser[]>;
+  /** Removes the user's membership of `orgId`, or the whole user (sessions included) without it. */
+  remove(input: { email: string; orgId?: string }, actor?: string): Promise<void>;
+  /** Changes a member's role. */
+  setRole(input: { userId: string; orgId: string; role: string }, actor: string): Promise<void>;
+  /** Removes a member by id (the members page). */
+  removeMember(input: { userId: string; orgId: string }, actor: string): Promise<void>;
+}
+
+export function createConsoleUserService(deps: {
+  store: ConsoleStore;
+  keys: Pick<KeyStore, "findOrganization">;
+  clock: Clock;
+}): ConsoleUserService {
+  const { store, keys, clock } = deps;
+
+  function entry(
+    actor: string,
+    action: AuditAction,
+    orgId: string | null,
+    targetId: string,
+    before: AuditEntry["before"],
+    after: AuditEntry["after"],
+  ): AuditEntry {
+    const at = clock.now();
+    return { id: newAuditId(at), at, actor, orgId, action, targetId, before, after };
+  }
+
+  async function organization(orgId: string) {
+    const org = await keys.findOrganization(orgId);
+    if (!org) throw new LatchkeyError("not_found", `No organization with id "${orgId}".`);
+    return org;
+  }
+
+  async function putMembership(membership: Membership, actor: string) {
+    const done = await store.putMembership(membership, (before) =>
+      entry(
+        actor,
+        before ? "membership.update" : "membership.create",
+        membership.orgId,
+        membership.userId,
+        before ? membershipSnapshot(before) : null,
+        membershipSnapshot(membership),
+      ),
+    );
+    if (!done) throw lastOwner(membership.orgId);
+  }
+
+  async function removeMember(userId: string, orgId: string, actor: string) {
+    const outcome = await store.removeMembership(userId, orgId, (before) =>
+      entry(actor, "membership.remove", orgId, userId, membershipSnapshot(before), null),
+    );
+    if (outcome === "last_owner") throw lastOwner(orgId);
+    if (outcome === "absent") throw new LatchkeyError("not_found", `That user is not a member of ${orgId}.`);
+  }
+
+  return {
+    async add(input, actor = OPERATOR_ACTOR) {
+      const email = normalizeEmail(input.email);
+      const role = assertRole(input.role);
+      await organization(input.orgId);
+      const existing = await store.findUserByEmail(email);
+      const now = clock.now();
+      if (existing) {
+        await putMembership({ userId: existing.id, orgId: input.orgId, role, createdAt: now }, actor);
+        return { user: existing, created: false };
+      }
+      const password = input.password ?? "";
+      const problem = passwordProblem(password);
+      if (problem) throw invalidRequest(`The password ${problem}.`, "/password");
+      const user: ConsoleUser = {
+        id: `usr_${randomBase62(22)}`,
+        email,
+        passwordHash: await hashPassword(password),
+        createdAt: now,
+      };
+      const membership: Membership = { userId: user.id, orgId: input.orgId, role, createdAt: now };
+      const audit = entry(actor, "user.create", input.orgId, user.id, null, {
+        ...userSnapshot(user),
+        role,
+      });
+      if (!(await store.insertUser(user, membership, audit))) {
+        // Created meanwhile by someone else: join that account instead.
+        return this.add(input, actor);
+      }
+      return { user, created: true };
+    },
+
+    list: (orgId) => store.listMemberships(orgId),
+
+    async unattached() {
+      const attached = new Set((await store.listMemberships()).map((m) => m.userId));
+      return (await store.listUsers()).filter((user) => !attached.has(user.id));
+    },
+
+    async remove(input, actor = OPERATOR_ACTOR) {
+      const email = normalizeEmail(input.email);
+      const user = await store.findUserByEmail(email);
+      if (!user) throw new LatchkeyError("not_found", `No console user with email "${email}".`);
+      if (input.orgId !== undefined) return removeMember(user.id, input.orgId, actor);
+      const outcome = await store.removeUser(
+        user.id,
+        entry(actor, "user.remove", null, user.id, userSnapshot(user), null),
+      );
+      if (outcome === "last_owner") {
+        throw new LatchkeyError(
+          "invalid_request",
+          `${email} is the last owner of an organization: make someone else owner first.`,
+        );
+      }
+      if (outcome === "absent")
+        throw new LatchkeyError("not_found", `No console user with email "${email}".`);
+    },
+
+    async setRole({ userId, orgId, role }, actor) {
+      const checked = assertRole(role);
+      const current = (await store.membershipsOf(userId)).find((m) => m.orgId === orgId);
+      if (!current) throw new LatchkeyError("not_found", `That user is not a member of ${orgId}.`);
+      await putMembership({ userId, orgId, role: checked, createdAt: current.createdAt }, actor);
+    },
+
+    removeMember: ({ userId, orgId }, actor) => removeMember(userId, orgId, actor),
+  };
+}

@@ -1,0 +1,86 @@
+import type { AuditEntry } from "../domain/audit.js";
+import type { ConsoleRole } from "../domain/console-roles.js";
+
+/** A console user as stored: never the password, only its scrypt hash. */
+export interface ConsoleUser {
+  /** `usr_...` identifier; the audit trail names the user `user:<id>`. */
+  id: string;
+  /** The sign-in name, as typed at creation; unique ignoring case. */
+  email: string;
+  /** `scrypt$N$r$p$salt$hash` (src/domain/passwords.ts). */
+  passwordHash: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** A user's role in one organization. */
+export interface Membership {
+  userId: string;
+  orgId: string;
+  role: ConsoleRole;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** A membership with what the console shows of its organization or its user. */
+export interface MembershipView extends Membership {
+  /** The organization's name. */
+  orgName: string;
+  /** The user's email. */
+  email: string;
+}
+
+/** One signed-in browser. */
+export interface ConsoleSession {
+  /** SHA-256 (hex) of the cookie's value. */
+  tokenHash: string;
+  userId: string;
+  createdAt: number;
+  /** Last request seen, to the minute; the session ends 12 hours after it. */
+  lastSeenAt: number;
+  /** Set by signing out or by removing the user; a revoked session is refused. */
+  revokedAt: number | null;
+}
+
+/**
+ * Users, memberships and sessions of the console. Every change takes the audit entry it is given
+ * and writes it in its own transaction, as the other stores do.
+ */
+export interface ConsoleStore {
+  /** Creates a user with a first membership; false when the email is taken (nothing is written). */
+  insertUser(user: ConsoleUser, membership: Membership, audit: AuditEntry): Promise<boolean>;
+  /** Finds a user by email, ignoring case. */
+  findUserByEmail(email: string): Promise<ConsoleUser | undefined>;
+  findUserById(id: string): Promise<ConsoleUser | undefined>;
+  /** Every user with every membership, oldest user first; only those of `orgId` when given. */
+  listMemberships(orgId?: string): Promise<MembershipView[]>;
+  /** Every user, oldest first (users may have no membership left). */
+  listUsers(): Promise<ConsoleUser[]>;
+  /** The organizations a user belongs to, by name. */
+  membershipsOf(userId: string): Promise<MembershipView[]>;
+  /**
+   * Adds or changes a membership, with its audit entry (built from the membership before, if any).
+   * Refuses (false, nothing written) to take an organization's last owner away.
+   */
+  putMembership(
+    membership: Membership,
+    audit: (before: Membership | undefined) => AuditEntry,
+  ): Promise<boolean>;
+  /** Removes a membership; "last_owner" when it is the organization's last owner, "absent" when none. */
+  removeMembership(
+    userId: string,
+    orgId: string,
+    audit: (before: Membership) => AuditEntry,
+  ): Promise<"removed" | "absent" | "last_owner">;
+  /**
+   * Removes a user with its memberships and sessions; "last_owner" (nothing removed) when it is the
+   * last owner of an organization.
+   */
+  removeUser(userId: string, audit: AuditEntry): Promise<"removed" | "absent" | "last_owner">;
+  insertSession(session: ConsoleSession): Promise<void>;
+  findSession(tokenHash: string): Promise<ConsoleSession | undefined>;
+  /** Moves `last_seen_at` forward. */
+  touchSession(tokenHash: string, at: number): Promise<void>;
+  /** Marks one session revoked (signing out). */
+  revokeSession(tokenHash: string, at: number): Promise<void>;
+}

@@ -1,0 +1,262 @@
+import { type Kysely, type Transaction, sql } from "kysely";
+import type { ConsoleRole } from "../domain/console-roles.js";
+import type {
+  ConsoleSession,
+  ConsoleStore,
+  ConsoleUser,
+  Membership,
+  MembershipView,
+} from "./console-store.js";
+import { insertAuditEntry } from "./kysely-audit-store.js";
+import type { ConsoleSessionsTable, ConsoleUsersTable, Database, MembershipsTable } from "./schema.js";
+
+const toUser = (row: ConsoleUsersTable): ConsoleUser => ({
+  id: row.id,
+  email: row.email,
+  passwordHash: row.password_hash,
+  createdAt: Number(row.created_at),
+});
+
+const toMembership = (row: MembershipsTable): Membership => ({
+  userId: row.user_id,
+  orgId: row.org_id,
+  role: row.role as ConsoleRole,
+  createdAt: Number(row.created_at),
+});
+
+const toSession = (row: ConsoleSessionsTable): ConsoleSession => ({
+  tokenHash: row.token_hash,
+  userId: row.user_id,
+  createdAt: Number(row.created_at),
+  lastSeenAt: Number(row.last_seen_at),
+  revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+});
+
+/** Memberships joined with their user's email and their organization's name. */
+function membershipViews(db: Kysely<Database> | Transaction<Database>) {
+  return db
+    .selectFrom("memberships")
+    .innerJoin("console_users", "console_users.id", "memberships.user_id")
+    .innerJoin("organizations", "organizations.id", "memberships.org_id")
+    .select([
+      "memberships.user_id",
+      "memberships.org_id",
+      "memberships.role",
+      "memberships.created_at",
+      "console_users.email",
+      "organizations.name as org_name",
+    ]);
+}
+
+type ViewRow = MembershipsTable & { email: string; org_name: string };
+const toView = (row: ViewRow): MembershipView => ({
+  ...toMembership(row),
+  email: row.email,
+  orgName: row.org_name,
+});
+
+async function ownerCount(trx: Transaction<Database>, orgId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("memberships")
+    .select((eb) => eb.fn.countAll<number>().as("owners"))
+    .where("org_id", "=", orgId)
+    .where("role", "=", "owner")
+    .executeTakeFirst();
+  return Number(row?.owners ?? 0);
+}
+
+export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
+  const findMembership = (trx: Transaction<Database>, userId: string, orgId: string) =>
+    trx
+      .selectFrom("memberships")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("org_id", "=", orgId)
+      .executeTakeFirst();
+
+  return {
+    async insertUser(user, membership, audit) {
+      return db.transaction().execute(async (trx) => {
+        const taken = await trx
+          .selectFrom("console_users")
+          .select("id")
+          .where(sql<string>`lower(email)`, "=", user.email.toLowerCase())
+          .executeTakeFirst();
+        if (taken) return false;
+        await trx
+          .insertInto("console_users")
+          .values({
+            id: user.id,
+            email: user.email,
+            password_hash: user.passwordHash,
+            created_at: user.createdAt,
+          })
+          .execute();
+        await trx
+          .insertInto("memberships")
+          .values({
+            user_id: membership.userId,
+            org_id: membership.orgId,
+            role: membership.role,
+            created_at: membership.createdAt,
+          })
+          .execute();
+        await insertAuditEntry(trx, audit);
+        return true;
+      });
+    },
+
+    async findUserByEmail(email) {
+      const row = await db
+        .selectFrom("console_users")
+        .selectAll()
+        .where(sql<string>`lower(email)`, "=", email.toLowerCase())
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+
+    async findUserById(id) {
+      const row = await db.selectFrom("console_users").selectAll().where("id", "=", id).executeTakeFirst();
+      return row && toUser(row);
+    },
+
+    async listMemberships(orgId) {
+      let select = membershipViews(db);
+      if (orgId !== undefined) select = select.where("memberships.org_id", "=", orgId);
+      const rows = await select
+        .orderBy("console_users.created_at")
+        .orderBy("console_users.id")
+        .orderBy("organizations.name")
+        .execute();
+      return rows.map((row) => toView(row as ViewRow));
+    },
+
+    async listUsers() {
+      const rows = await db
+        .selectFrom("console_users")
+        .selectAll()
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      return rows.map(toUser);
+    },
+
+    async membershipsOf(userId) {
+      const rows = await membershipViews(db)
+        .where("memberships.user_id", "=", userId)
+        .orderBy("organizations.name")
+        .execute();
+      return rows.map((row) => toView(row as ViewRow));
+    },
+
+    async putMembership(membership, audit) {
+      return db.transaction().execute(async (trx) => {
+        const row = await findMembership(trx, membership.userId, membership.orgId);
+        const before = row && toMembership(row);
+        if (before?.role === "owner" && membership.role !== "owner") {
+          if ((await ownerCount(trx, membership.orgId)) <= 1) return false;
+        }
+        if (before) {
+          await trx
+            .updateTable("memberships")
+            .set({ role: membership.role })
+            .where("user_id", "=", membership.userId)
+            .where("org_id", "=", membership.orgId)
+            .execute();
+        } else {
+          await trx
+            .insertInto("memberships")
+            .values({
+              user_id: membership.userId,
+              org_id: membership.orgId,
+              role: membership.role,
+              created_at: membership.createdAt,
+            })
+            .execute();
+        }
+        await insertAuditEntry(trx, audit(before));
+        return true;
+      });
+    },
+
+    async removeMembership(userId, orgId, audit) {
+      return db.transaction().execute(async (trx) => {
+        const row = await findMembership(trx, userId, orgId);
+        if (!row) return "absent" as const;
+        if (row.role === "owner" && (await ownerCount(trx, orgId)) <= 1) return "last_owner" as const;
+        await trx
+          .deleteFrom("memberships")
+          .where("user_id", "=", userId)
+          .where("org_id", "=", orgId)
+          .execute();
+        await insertAuditEntry(trx, audit(toMembership(row)));
+        return "removed" as const;
+      });
+    },
+
+    async removeUser(userId, audit) {
+      return db.transaction().execute(async (trx) => {
+        const user = await trx
+          .selectFrom("console_users")
+          .select("id")
+          .where("id", "=", userId)
+          .executeTakeFirst();
+        if (!user) return "absent" as const;
+        const owned = await trx
+          .selectFrom("memberships")
+          .select("org_id")
+          .where("user_id", "=", userId)
+          .where("role", "=", "owner")
+          .execute();
+        for (const { org_id } of owned) {
+          if ((await ownerCount(trx, org_id)) <= 1) return "last_owner" as const;
+        }
+        // Sessions and memberships first: PostgreSQL and SQLite both cascade, but saying it costs nothing.
+        await trx.deleteFrom("console_sessions").where("user_id", "=", userId).execute();
+        await trx.deleteFrom("memberships").where("user_id", "=", userId).execute();
+        await trx.deleteFrom("console_users").where("id", "=", userId).execute();
+        await insertAuditEntry(trx, audit);
+        return "removed" as const;
+      });
+    },
+
+    async insertSession(session) {
+      await db
+        .insertInto("console_sessions")
+        .values({
+          token_hash: session.tokenHash,
+          user_id: session.userId,
+          created_at: session.createdAt,
+          last_seen_at: session.lastSeenAt,
+          revoked_at: session.revokedAt,
+        })
+        .execute();
+    },
+
+    async findSession(tokenHash) {
+      const row = await db
+        .selectFrom("console_sessions")
+        .selectAll()
+        .where("token_hash", "=", tokenHash)
+        .executeTakeFirst();
+      return row && toSession(row);
+    },
+
+    async touchSession(tokenHash, at) {
+      await db
+        .updateTable("console_sessions")
+        .set({ last_seen_at: at })
+        .where("token_hash", "=", tokenHash)
+        .execute();
+    },
+
+    async revokeSession(tokenHash, at) {
+      await db
+        .updateTable("console_sessions")
+        .set({ revoked_at: at })
+        .where("token_hash", "=", tokenHash)
+        .where("revoked_at", "is", null)
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, test } from "vitest";
+import { bootstrapFirstOrganization } from "../../src/bootstrap.js";
+import { verifyPassword } from "../../src/domain/passwords.js";
+import { openStores } from "../../src/store/open-database.js";
+import { buildTestApp } from "../helpers/build-test-app.js";
+import { scaledMs } from "../helpers/start-deadline.js";
+
+const bin = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+
+/** Runs the built `latchkey` with `stdin` piped in, as `printf ... | latchkey ...` would. */
+function latchkey(args: string[], env: Record<string, string>, stdin = "") {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("LATCHKEY_")),
+  );
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...inherited, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
+    const timer = setTimeout(() => child.kill(), scaledMs(20_000));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(stdin);
+  });
+}
+
+async function database() {
+  const folder = mkdtempSync(join(tmpdir(), "latchkey-users-"));
+  const env = {
+    LATCHKEY_DATABASE_URL: `sqlite:${join(folder, "latchkey.db")}`,
+    LATCHKEY_DATABASE_CREATE: "on",
+  };
+  const org = await latchkey(["org", "create", "--name", "acme", "--json"], env);
+  expect(org.code).toBe(0);
+  return { env, orgId: (JSON.parse(org.stdout) as { organization: { id: string } }).organization.id };
+}
+
+const PASSWORD = "correct horse battery staple";
+
+test("user create reads the password from standard input, stores only its scrypt hash and prints no secret", async () => {
+  const { env, orgId } = await database();
+  const created = await latchkey(
+    ["user", "create", "--email", "Ada@example.com", "--org", orgId, "--role", "admin", "--json"],
+    env,
+    `${PASSWORD}\n`,
+  );
+  expect(created.code).toBe(0);
+  expect(JSON.parse(created.stdout)).toMatchObject({
+    email: "Ada@example.com",
+    org_id: orgId,
+    role: "admin",
+    created: true,
+  });
+  expect(created.stdout + created.stderr).not.toContain(PASSWORD);
+
+  const stores = await openStores(env.LATCHKEY_DATABASE_URL);
+  const user = await stores.console.findUserByEmail("ada@EXAMPLE.com");
+  await stores.close();
+  expect(user?.passwordHash).toMatch(/^scrypt\$/);
+  expect(user?.passwordHash).not.toContain(PASSWORD);
+  expect(await verifyPassword(PASSWORD, user?.passwordHash ?? "")).toBe(true);
+  expect(await verifyPassword("wrong password!", user?.passwordHash ?? "")).toBe(false);
+
+  const listed = await latchkey(["user", "list"], env);
+  expect(listed.code).toBe(0);
+  expect(listed.stdout).toMatch(/Ada@example\.com\s+org_\S+ \(acme\)\s+admin/);
+});
+
+test("a password is never an argument, a short one is refused, and nothing is created", async () => {
+  const { env, orgId } = await database();
+  const asArgument = await latchkey(
+    [
+      "user",
+      "create",
+      "--email",
+      "a@example.com",
+      "--org",
+      orgId,
+      "--role",
+      "member",
+      "--password",
+      PASSWORD,
+    ],
+    env,
+  );
+  expect(asArgument.code).toBe(2);
+  const short = await latchkey(
+    ["user", "create", "--email", "a@example.com", "--org", orgId, "--role", "member"],
+    env,
+    "short\n",
+  );
+  expect(short.code).toBe(2);
+  expect(short.stderr).toContain("at least 12 characters");
+  const empty = await latchkey(
+    ["user", "create", "--email", "a@example.com", "--org", orgId, "--role", "member"],
+    env,
+    "",
+  );
+  expect(empty.code).toBe(2);
+  const badRole = await latchkey(
+    ["user", "create", "--email", "a@example.com", "--org", orgId, "--role", "root"],
+    env,
+    `${PASSWORD}\n`,
+  );
+  expect(badRole.code).toBe(2);
+  const unknownOrg = await latchkey(
+    ["user", "create", "--email", "a@example.com", "--org", "org_nope", "--role", "member"],
+    env,
+    `${PASSWORD}\n`,
+  );
+  expect(unknownOrg.code).toBe(1);
+  expect((await latchkey(["user", "list", "--json"], env)).stdout.trim()).toBe("[]");
+});
+
+test("user remove takes a membership or the whole user away, but never an organization's last owner", async () => {
+  const { env, orgId } = await database();
+  for (const [email, role] of [
+    ["owner@example.com", "owner"],
+    ["member@example.com", "member"],
+  ]) {
+    const made = await latchkey(
+      ["user", "create", "--email", email!, "--org", orgId, "--role", role!],
+      env,
+      `${PASSWORD}\n`,
+    );
+    expect(made.code).toBe(0);
+  }
+  const lastOwner = await latchkey(["user", "remove", "--email", "owner@example.com"], env);
+  expect(lastOwner.code).toBe(2);
+  expect(lastOwner.stderr).toContain("last owner");
+
+  expect(
+    (await latchkey(["user", "remove", "--email", "member@example.com", "--org", orgId], env)).code,
+  ).toBe(0);
+  expect((await latchkey(["user", "remove", "--email", "member@example.com"], env)).code).toBe(0);
+  const again = await latchkey(["user", "remove", "--email", "member@example.com"], env);
+  expect(again.code).toBe(1);
+  const listed = JSON.parse((await latchkey(["user", "list", "--json"], env)).stdout) as { email: string }[];
+  expect(listed.map((row) => row.email)).toEqual(["owner@example.com"]);
+
+  const audit = await latchkey(["audit", "--org", orgId, "--json"], env);
+  expect(audit.stdout).toContain("user.create");
+  expect(audit.stdout).toContain("membership.remove");
+});
+
+test("the first start with LATCHKEY_OWNER_EMAIL makes an owner whose password is only in the 0600 file", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "latchkey-owner-"));
+  const file = join(folder, "first.env");
+  const { services, logs } = await buildTestApp();
+  let printed = "";
+  const config = {
+    bootstrap: "file" as const,
+    bootstrapFile: file,
+    databaseUrl: "sqlite::memory:",
+    ownerEmail: "boss@example.com",
+  };
+  expect(await bootstrapFirstOrganization(services, config, (text) => (printed += text))).toBe(true);
+  const text = readFileSync(file, "utf8");
+  const password = /LATCHKEY_OWNER_PASSWORD=(\S+)/.exec(text)?.[1] ?? "";
+  expect(password.length).toBeGreaterThanOrEqual(24);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(printed).toContain("boss@example.com");
+  expect(printed + logs.join("\n")).not.toContain(password);
+  const [membership] = await services.consoleUsers.list();
+  expect(membership).toMatchObject({ email: "boss@example.com", role: "owner", orgName: "default" });
+  const user = await services.consoleStore.findUserByEmail("boss@example.com");
+  expect(await verifyPassword(password, user?.passwordHash ?? "")).toBe(true);
+});

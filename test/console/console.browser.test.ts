@@ -1,0 +1,156 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, onTestFinished, test } from "vitest";
+import { consoleUser } from "../helpers/console-session.js";
+import { listeningApp, openConsole, sharedBrowser, signInWithForm } from "../helpers/console-browser.js";
+import { describeWithServices } from "../helpers/services.js";
+
+async function organizationWithPeople() {
+  const { testApp, base } = await listeningApp();
+  const ownerKey = await testApp.createOrganization("acme");
+  for (const role of ["owner", "admin", "member"]) await consoleUser(testApp, ownerKey.orgId, role);
+  return { testApp, base, orgId: ownerKey.orgId, ownerKey };
+}
+
+describeWithServices(["chromium"], "the console in a real browser", ({ chromium }) => {
+  const browser = sharedBrowser(() => chromium);
+
+  test("every page as each role: a member cannot create a key, an admin cannot manage members", async () => {
+    const { base, orgId } = await organizationWithPeople();
+    for (const role of ["owner", "admin", "member"] as const) {
+      const { context, page } = await openConsole(browser(), base);
+      onTestFinished(() => context.close());
+      await signInWithForm(page, `${role}@example.com`);
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Keys");
+      expect(await page.getByLabel("Organization").inputValue()).toBe(orgId);
+      const sections = page.getByRole("navigation", { name: "Sections" });
+      for (const [link, heading] of [
+        ["Usage", "Usage"],
+        ["Rate limits", "Rate limits"],
+        ["Audit", "Audit"],
+        ["Keys", "Keys"],
+      ]) {
+        await sections.getByRole("link", { name: link! }).click();
+        await page.getByRole("heading", { level: 1, name: heading! }).waitFor();
+      }
+      expect(await page.getByRole("img", { name: "Images per hour, last 72 hours" }).count()).toBe(0);
+      await sections.getByRole("link", { name: "Usage" }).click();
+      expect(await page.getByRole("img", { name: "Images per hour, last 72 hours" }).count()).toBe(1);
+      expect(await page.getByRole("img", { name: "Images per day, last 60 days" }).count()).toBe(1);
+      await sections.getByRole("link", { name: "Keys" }).click();
+      await page.getByRole("heading", { level: 1, name: "Keys" }).waitFor();
+
+      expect(await page.getByRole("link", { name: "Create key" }).count(), role).toBe(
+        role === "member" ? 0 : 1,
+      );
+      expect(await sections.getByRole("link", { name: "Members" }).count(), role).toBe(
+        role === "owner" ? 1 : 0,
+      );
+      const members = await page.goto(`/console/orgs/${orgId}/members`);
+      expect(members?.status(), role).toBe(role === "owner" ? 200 : 403);
+      const create = await page.goto(`/console/orgs/${orgId}/keys/new`);
+      expect(create?.status(), role).toBe(role === "member" ? 403 : 200);
+      if (role === "member")
+        expect(await page.getByRole("alert").textContent()).toContain("can read keys but not change them");
+    }
+  });
+
+  test("a new key's secret is shown once with a working copy button, and never again", async () => {
+    const { base, orgId } = await organizationWithPeople();
+    const { context, page } = await openConsole(browser(), base);
+    onTestFinished(() => context.close());
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    await signInWithForm(page, "admin@example.com");
+    await page.getByRole("link", { name: "Create key" }).click();
+    await page.getByLabel("Name").fill("Render service");
+    await page.getByLabel("Description").fill("Creates images for the shop");
+    await page.getByLabel("images:create").check();
+    await page.getByLabel("usage:read").check();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("heading", { name: "Key created" }).waitFor();
+    const secret = (await page.locator("#secret").textContent())?.trim() ?? "";
+    expect(secret).toMatch(/^lksk_/);
+    await page.getByRole("button", { name: "Copy secret" }).click();
+    await page.getByText("Copied.").waitFor();
+    const clipboard = await page.evaluate(() =>
+      (
+        globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+      ).navigator.clipboard.readText(),
+    );
+    expect(clipboard).toBe(secret);
+
+    for (const url of [`/console/orgs/${orgId}/keys`]) {
+      await page.goto(url);
+      expect(await page.content()).not.toContain(secret);
+    }
+    await page.getByRole("link", { name: "Render service" }).click();
+    await page.getByRole("heading", { level: 1, name: "Render service" }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.getByLabel("images:create").isChecked()).toBe(true);
+    // Going back to the creation's response asks the server again (no-store): the secret is not replayed.
+    await page.goBack();
+    expect(await page.content()).not.toContain(secret);
+  });
+
+  test("a form posted from another origin, or without its CSRF token, is refused and changes nothing", async () => {
+    const { testApp, base, orgId, ownerKey } = await organizationWithPeople();
+    // Another origin on the same host: the same site, so SameSite=Lax still sends the cookie, and
+    // only the Origin check (and the token the attacker cannot read) stand in the way.
+    const attacker = createServer((_request, response) => {
+      response.setHeader("content-type", "text/html");
+      response.end(`<form id="f" method="post" action="${base}/console/orgs/${orgId}/keys">
+<input name="name" value="planted"><input name="all_future_permissions" value="true"></form>
+<script>document.getElementById("f").submit()</script>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => attacker.close(() => resolve())));
+    const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`;
+
+    const { context, page } = await openConsole(browser(), base);
+    onTestFinished(() => context.close());
+    await signInWithForm(page, "owner@example.com");
+    const refused = page.waitForResponse(
+      (response) => response.url().endsWith(`/orgs/${orgId}/keys`) && response.request().method() === "POST",
+    );
+    await page.goto(attackerUrl);
+    expect((await refused).status()).toBe(403);
+    await page.getByText("not sent from a latchkey console page").waitFor();
+
+    await page.goto(`/console/orgs/${orgId}/keys`);
+    const status = await page.evaluate(async (url) => {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "name=no-token&permissions=images%3Aread",
+      });
+      return response.status;
+    }, `/console/orgs/${orgId}/keys`);
+    expect(status).toBe(403);
+    const keys = await testApp.app.inject({ url: "/v1/api-keys", headers: ownerKey.headers });
+    expect(keys.json().data.map((key: { name: string }) => key.name)).toEqual(["Owner key"]);
+  });
+
+  test("sign-in is throttled: the sixth attempt within the window is refused even with the right password", async () => {
+    const { base } = await organizationWithPeople();
+    const { context, page } = await openConsole(browser(), base);
+    onTestFinished(() => context.close());
+    await page.goto("/console/sign-in");
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await page.getByLabel("Email").fill("member@example.com");
+      await page.getByLabel("Password").fill(`wrong password ${attempt}`);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("alert").filter({ hasText: "Wrong email or password." }).waitFor();
+    }
+    await page.getByLabel("Email").fill("member@example.com");
+    await page.getByLabel("Password").fill("correct horse battery staple");
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/console/sign-in") && r.request().method() === "POST"),
+      page.getByRole("button", { name: "Sign in" }).click(),
+    ]);
+    expect(response.status()).toBe(429);
+    await page.getByText("Too many sign-in attempts").waitFor();
+    expect((await context.cookies()).filter((cookie) => cookie.name.includes("latchkey_session"))).toEqual(
+      [],
+    );
+  });
+});

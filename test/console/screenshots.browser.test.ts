@@ -1,0 +1,66 @@
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect, onTestFinished, test } from "vitest";
+import { consoleUser } from "../helpers/console-session.js";
+import { listeningApp, sharedBrowser } from "../helpers/console-browser.js";
+import { describeWithServices } from "../helpers/services.js";
+
+/** `npm run screenshots` sets this: the pictures of docs/console.md are then written, else only looked at. */
+const WRITE = process.env.LATCHKEY_SCREENSHOTS === "1";
+/** The pages docs/console.md shows, at both widths. */
+const PICTURED = new Set(["create-key", "key-created", "usage", "limits"]);
+const folder = fileURLToPath(new URL("../../docs/images/", import.meta.url));
+
+describeWithServices(["chromium"], "the console at a phone's and a desktop's width", ({ chromium }) => {
+  const browser = sharedBrowser(() => chromium);
+
+  for (const width of [360, 1440]) {
+    test(`at ${width} px every page fits the width, from sign-in to the first key`, async () => {
+      const { testApp, base } = await listeningApp();
+      const { orgId } = await testApp.createOrganization("acme");
+      await consoleUser(testApp, orgId, "owner");
+      const context = await browser().newContext({
+        baseURL: base,
+        viewport: { width, height: width < 800 ? 740 : 900 },
+      });
+      onTestFinished(() => context.close());
+      const page = await context.newPage();
+      const fits = async (name: string) => {
+        const overflow = await page.evaluate(() => {
+          const root = (
+            globalThis as unknown as {
+              document: { documentElement: { scrollWidth: number; clientWidth: number } };
+            }
+          ).document.documentElement;
+          return root.scrollWidth - root.clientWidth;
+        });
+        expect(overflow, `${name} at ${width} px`).toBeLessThanOrEqual(0);
+        if (WRITE && PICTURED.has(name)) {
+          mkdirSync(folder, { recursive: true });
+          await page.screenshot({ path: `${folder}console-${name}-${width}.png`, fullPage: true });
+        }
+      };
+
+      const started = Date.now();
+      await page.goto("/console/sign-in");
+      await fits("sign-in");
+      await page.getByLabel("Email").fill("owner@example.com");
+      await page.getByLabel("Password").fill("correct horse battery staple");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("link", { name: "Create key" }).click();
+      await page.getByLabel("Name").fill("Render service");
+      await page.getByLabel("images:create").check();
+      await page.getByLabel("usage:read").check();
+      await fits("create-key");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("heading", { name: "Key created" }).waitFor();
+      // Not asserted (tests assert no timing): printed for the notes, a person's clicks excluded.
+      console.log(`console at ${width} px: sign-in to the first key's secret in ${Date.now() - started} ms`);
+      await fits("key-created");
+      for (const section of ["keys", "usage", "limits", "audit", "connections", "members"]) {
+        await page.goto(`/console/orgs/${orgId}/${section}`);
+        await fits(section);
+      }
+    });
+  }
+});

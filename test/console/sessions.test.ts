@@ -1,0 +1,160 @@
+import { expect, test } from "vitest";
+import { buildTestApp, fakeClock } from "../helpers/build-test-app.js";
+import { CONSOLE_PASSWORD, consoleUser, form, ORIGIN, signIn } from "../helpers/console-session.js";
+
+async function setup(options: Parameters<typeof buildTestApp>[0] = {}) {
+  const testApp = await buildTestApp(options);
+  const owner = await testApp.createOrganization();
+  return { testApp, app: testApp.app, orgId: owner.orgId, ownerKey: owner };
+}
+
+const signInAttempt = (
+  app: Awaited<ReturnType<typeof setup>>["app"],
+  email: string,
+  password: string,
+  headers = {},
+) =>
+  app.inject({
+    method: "POST",
+    url: "/console/sign-in",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, ...headers },
+    payload: form({ email, password }),
+  });
+
+test("signing in sets an HttpOnly, SameSite=Lax session cookie, and pages carry a strict CSP and no framing", async () => {
+  const { testApp, app, orgId } = await setup();
+  await consoleUser(testApp, orgId, "admin");
+  const response = await signInAttempt(app, "ADMIN@example.com", CONSOLE_PASSWORD);
+  expect(response.statusCode).toBe(303);
+  const cookie = String(response.headers["set-cookie"]);
+  expect(cookie).toMatch(
+    /^latchkey_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax$/,
+  );
+  const page = await app.inject({
+    url: `/console/orgs/${orgId}/keys`,
+    headers: { cookie: cookie.split(";")[0] },
+  });
+  expect(page.statusCode).toBe(200);
+  expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+  expect(page.headers["content-security-policy"]).not.toContain("unsafe-inline");
+  expect(page.headers["x-frame-options"]).toBe("DENY");
+  expect(page.headers["cache-control"]).toBe("no-store");
+  expect(page.body).not.toMatch(/<script>(?!<\/script>)/);
+});
+
+test("a wrong password and an unknown email get the same 401 page, and nothing signs in", async () => {
+  const { testApp, app, orgId } = await setup();
+  await consoleUser(testApp, orgId, "admin");
+  const wrong = await signInAttempt(app, "admin@example.com", "not the password at all");
+  const unknown = await signInAttempt(app, "nobody@example.com", "not the password at all");
+  for (const response of [wrong, unknown]) {
+    expect(response.statusCode).toBe(401);
+    expect(response.headers["set-cookie"]).toBeUndefined();
+    expect(response.body).toContain("Wrong email or password.");
+  }
+  expect(testApp.logs.join("\n")).not.toContain("not the password at all");
+});
+
+test("a sixth attempt on one account within the window is refused with 429, even with the right password", async () => {
+  const { testApp, app, orgId } = await setup();
+  await consoleUser(testApp, orgId, "member");
+  for (let attempt = 0; attempt < 5; attempt++) {
+    expect((await signInAttempt(app, "member@example.com", "wrong password 123")).statusCode).toBe(401);
+  }
+  const sixth = await signInAttempt(app, "member@example.com", CONSOLE_PASSWORD);
+  expect(sixth.statusCode).toBe(429);
+  expect(Number(sixth.headers["retry-after"])).toBeGreaterThan(0);
+  expect(sixth.headers["set-cookie"]).toBeUndefined();
+});
+
+test("attempts from one address are limited across accounts", async () => {
+  const { app } = await setup();
+  const statuses = [];
+  for (let attempt = 0; attempt < 31; attempt++) {
+    statuses.push((await signInAttempt(app, `guess${attempt}@example.com`, "wrong password 123")).statusCode);
+  }
+  expect(statuses.slice(0, 30).every((status) => status === 401)).toBe(true);
+  expect(statuses[30]).toBe(429);
+});
+
+test("a session ends after 12 hours idle, and signing out revokes it at once", async () => {
+  const clock = fakeClock();
+  const { testApp, app, orgId } = await setup({ clock });
+  await consoleUser(testApp, orgId, "admin");
+  const browser = await signIn(app, "admin@example.com");
+  clock.advance(11 * 3_600_000);
+  expect((await browser.get(`/console/orgs/${orgId}/keys`)).statusCode).toBe(200);
+  clock.advance(11 * 3_600_000);
+  expect((await browser.get(`/console/orgs/${orgId}/keys`)).statusCode).toBe(200);
+  clock.advance(12 * 3_600_000 + 1);
+  const idle = await browser.get(`/console/orgs/${orgId}/keys`);
+  expect(idle.statusCode).toBe(303);
+  expect(idle.headers.location).toMatch(/^\/console\/sign-in\?next=/);
+
+  const again = await signIn(app, "admin@example.com");
+  const out = await again.post("/console/sign-out", {});
+  expect(out.statusCode).toBe(303);
+  expect((await again.get(`/console/orgs/${orgId}/keys`)).statusCode).toBe(303);
+  const created = await again.post(`/console/orgs/${orgId}/keys`, {
+    name: "after sign-out",
+    permissions: "images:read",
+  });
+  expect(created.statusCode).toBe(401);
+});
+
+test("a form without its CSRF token, or from another origin, is refused with 403 and changes nothing", async () => {
+  const { testApp, app, orgId, ownerKey } = await setup();
+  await consoleUser(testApp, orgId, "admin");
+  const browser = await signIn(app, "admin@example.com");
+  const url = `/console/orgs/${orgId}/keys`;
+  const noToken = await app.inject({
+    method: "POST",
+    url,
+    headers: { cookie: browser.cookie, origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" },
+    payload: form({ name: "x", permissions: "images:read" }),
+  });
+  const wrongToken = await browser.post(url, { _csrf: "forged", name: "x", permissions: "images:read" });
+  const crossOrigin = await browser.post(
+    url,
+    { name: "x", permissions: "images:read" },
+    { origin: "https://evil.example" },
+  );
+  const noOrigin = await app.inject({
+    method: "POST",
+    url,
+    headers: { cookie: browser.cookie, "content-type": "application/x-www-form-urlencoded" },
+    payload: form({ _csrf: browser.csrf, name: "x", permissions: "images:read" }),
+  });
+  for (const response of [noToken, wrongToken, crossOrigin, noOrigin]) {
+    expect(response.statusCode).toBe(403);
+    expect(response.body).toContain("csrf_failed");
+  }
+  const keys = await app.inject({ url: "/v1/api-keys", headers: ownerKey.headers });
+  expect(keys.json().data).toHaveLength(1);
+});
+
+test("LATCHKEY_CONSOLE=off serves no console", async () => {
+  const { app } = await setup({ env: { LATCHKEY_CONSOLE: "off" } });
+  expect((await app.inject({ url: "/console/sign-in" })).statusCode).toBe(404);
+});
+
+test("behind a TLS proxy (LATCHKEY_PUBLIC_URL=https://...) the cookie is __Host- and Secure, and Origin must be the public one", async () => {
+  const { testApp, app, orgId } = await setup({
+    env: { LATCHKEY_PUBLIC_URL: "https://latchkey.example.com" },
+  });
+  await consoleUser(testApp, orgId, "admin");
+  const fromLocal = await signInAttempt(app, "admin@example.com", CONSOLE_PASSWORD);
+  expect(fromLocal.statusCode).toBe(403);
+  const response = await signInAttempt(app, "admin@example.com", CONSOLE_PASSWORD, {
+    origin: "https://latchkey.example.com",
+  });
+  expect(response.statusCode).toBe(303);
+  expect(String(response.headers["set-cookie"])).toMatch(
+    /^__Host-latchkey_session=[^;]+; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax; Secure$/,
+  );
+  const metadata = (await app.inject({ url: "/.well-known/oauth-protected-resource" })).json();
+  expect(metadata).toMatchObject({
+    resource: "https://latchkey.example.com/mcp",
+    authorization_servers: ["https://latchkey.example.com"],
+  });
+});

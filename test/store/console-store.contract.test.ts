@@ -1,0 +1,145 @@
+import { describe, expect, onTestFinished, test } from "vitest";
+import type { AuditEntry } from "../../src/domain/audit.js";
+import { type Stores, openStores } from "../../src/store/open-database.js";
+import { createPostgresSchema } from "../helpers/postgres-schema.js";
+import { describeWithServices } from "../helpers/services.js";
+
+const NOW = Date.parse("2026-11-22T10:00:00.000Z");
+let sequence = 0;
+
+function entry(action: AuditEntry["action"], orgId: string | null, targetId: string): AuditEntry {
+  sequence++;
+  return {
+    id: `aud_${String(sequence).padStart(22, "0")}`,
+    at: NOW,
+    actor: "operator",
+    orgId,
+    action,
+    targetId,
+    before: null,
+    after: null,
+  };
+}
+
+async function organization(stores: Stores, id: string) {
+  await stores.keys.createOrganization({ id, name: id, createdAt: NOW });
+  return id;
+}
+
+const user = (id: string, email: string) => ({
+  id,
+  email,
+  passwordHash: "scrypt$1$1$1$salt$hash",
+  createdAt: NOW,
+});
+
+/** What every database promises of console users, memberships and sessions. */
+function consoleStoreContract(open: () => Promise<Stores>): void {
+  test("emails are unique ignoring case, and a taken one writes nothing", async () => {
+    const stores = await open();
+    const org = await organization(stores, "org_a");
+    const membership = (userId: string) => ({ userId, orgId: org, role: "owner" as const, createdAt: NOW });
+    expect(
+      await stores.console.insertUser(
+        user("usr_1", "Ada@Example.com"),
+        membership("usr_1"),
+        entry("user.create", org, "usr_1"),
+      ),
+    ).toBe(true);
+    expect(
+      await stores.console.insertUser(
+        user("usr_2", "ada@example.COM"),
+        membership("usr_2"),
+        entry("user.create", org, "usr_2"),
+      ),
+    ).toBe(false);
+    expect((await stores.console.findUserByEmail("ADA@example.com"))?.id).toBe("usr_1");
+    expect(await stores.console.findUserById("usr_2")).toBeUndefined();
+    const trail = await stores.audit.listAuditEntries({ orgId: org, limit: 10 });
+    expect(trail.map((e) => e.targetId)).toEqual(["usr_1"]);
+  });
+
+  test("an organization keeps its last owner: demoting or removing it is refused", async () => {
+    const stores = await open();
+    const org = await organization(stores, "org_b");
+    await stores.console.insertUser(
+      user("usr_o", "o@example.com"),
+      { userId: "usr_o", orgId: org, role: "owner", createdAt: NOW },
+      entry("user.create", org, "usr_o"),
+    );
+    await stores.console.insertUser(
+      user("usr_m", "m@example.com"),
+      { userId: "usr_m", orgId: org, role: "member", createdAt: NOW },
+      entry("user.create", org, "usr_m"),
+    );
+    const audit = () => entry("membership.update", org, "usr_o");
+    expect(
+      await stores.console.putMembership(
+        { userId: "usr_o", orgId: org, role: "admin", createdAt: NOW },
+        audit,
+      ),
+    ).toBe(false);
+    expect(await stores.console.removeMembership("usr_o", org, audit)).toBe("last_owner");
+    expect(await stores.console.removeUser("usr_o", entry("user.remove", null, "usr_o"))).toBe("last_owner");
+    expect(
+      await stores.console.putMembership(
+        { userId: "usr_m", orgId: org, role: "owner", createdAt: NOW },
+        audit,
+      ),
+    ).toBe(true);
+    expect(await stores.console.removeMembership("usr_o", org, audit)).toBe("removed");
+    expect((await stores.console.listMemberships(org)).map((m) => [m.email, m.role, m.orgName])).toEqual([
+      ["m@example.com", "owner", "org_b"],
+    ]);
+  });
+
+  test("sessions are found by hash, touched, revoked, and go with their user", async () => {
+    const stores = await open();
+    const org = await organization(stores, "org_c");
+    await stores.console.insertUser(
+      user("usr_s", "s@example.com"),
+      { userId: "usr_s", orgId: org, role: "member", createdAt: NOW },
+      entry("user.create", org, "usr_s"),
+    );
+    await stores.console.insertSession({
+      tokenHash: "h1",
+      userId: "usr_s",
+      createdAt: NOW,
+      lastSeenAt: NOW,
+      revokedAt: null,
+    });
+    await stores.console.insertSession({
+      tokenHash: "h2",
+      userId: "usr_s",
+      createdAt: NOW,
+      lastSeenAt: NOW,
+      revokedAt: null,
+    });
+    await stores.console.touchSession("h1", NOW + 60_000);
+    expect((await stores.console.findSession("h1"))?.lastSeenAt).toBe(NOW + 60_000);
+    await stores.console.revokeSession("h1", NOW + 120_000);
+    await stores.console.revokeSession("h1", NOW + 180_000);
+    expect((await stores.console.findSession("h1"))?.revokedAt).toBe(NOW + 120_000);
+    expect(await stores.console.removeUser("usr_s", entry("user.remove", null, "usr_s"))).toBe("removed");
+    expect(await stores.console.findSession("h2")).toBeUndefined();
+    expect(await stores.console.listMemberships()).toEqual([]);
+  });
+}
+
+describe("console store on SQLite", () => {
+  consoleStoreContract(async () => {
+    const stores = await openStores("sqlite::memory:");
+    onTestFinished(() => stores.close());
+    return stores;
+  });
+});
+
+describeWithServices(["postgres"], "console store on PostgreSQL", ({ postgres }) => {
+  consoleStoreContract(async () => {
+    const schema = await createPostgresSchema(postgres);
+    onTestFinished(() => schema.drop());
+    const stores = await openStores(schema.url);
+    onTestFinished(() => stores.close());
+    return stores;
+  });
+});
