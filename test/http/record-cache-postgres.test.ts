@@ -134,9 +134,15 @@ describeWithServices(
       expect(testApp.services.cacheSizes()).toMatchObject({ keysByApiId: 1, keysById: 1 });
 
       // What `latchkey ...` does in its own process: the configuration comes from the environment.
-      const saved = { ...process.env };
+      // Set one by one and restored one by one: replacing process.env with a plain object would leave
+      // it detached from the real environment for the files this worker runs next (TZ, for one).
+      const names = ["LATCHKEY_DATABASE_URL", "LATCHKEY_REDIS_URL", "LATCHKEY_REDIS_PREFIX"] as const;
+      const saved = names.map((name) => [name, process.env[name]] as const);
       onTestFinished(() => {
-        process.env = saved;
+        for (const [name, value] of saved) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
       });
       process.env.LATCHKEY_DATABASE_URL = url;
       process.env.LATCHKEY_REDIS_URL = services.redis;
