@@ -94,7 +94,7 @@ describeWithServices(["chromium"], "the console in a real browser", ({ chromium 
   });
 
   test("a rolled key's new secret is shown once with a working copy button, and the previous one's end", async () => {
-    const { testApp, base, orgId } = await organizationWithPeople();
+    const { testApp, base } = await organizationWithPeople();
     const { context, page } = await openConsole(browser(), base);
     onTestFinished(() => context.close());
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
