@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, onTestFinished, test } from "vitest";
+import { basicAuth } from "../helpers/build-test-app.js";
 import { consoleUser } from "../helpers/console-session.js";
 import { listeningApp, openConsole, sharedBrowser, signInWithForm } from "../helpers/console-browser.js";
 import { describeWithServices } from "../helpers/services.js";
@@ -90,6 +91,56 @@ describeWithServices(["chromium"], "the console in a real browser", ({ chromium 
     // Going back to the creation's response asks the server again (no-store): the secret is not replayed.
     await page.goBack();
     expect(await page.content()).not.toContain(secret);
+  });
+
+  test("a rolled key's new secret is shown once with a working copy button, and the previous one's end", async () => {
+    const { testApp, base } = await organizationWithPeople();
+    const { context, page } = await openConsole(browser(), base);
+    onTestFinished(() => context.close());
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    // The roll form asks for confirmation (data-confirm); a person would say yes.
+    page.on("dialog", (dialog) => void dialog.accept());
+    await signInWithForm(page, "admin@example.com");
+    await page.getByRole("link", { name: "Create key" }).click();
+    await page.getByLabel("Name").fill("Nightly export");
+    await page.getByLabel("usage:read").check();
+    await page.getByLabel("Expires (UTC)").fill("2099-01-01T12:00");
+    await page.getByLabel("Allowed networks").fill("127.0.0.0/8\n::1/128");
+    await page.getByLabel("Metadata").fill("team=data");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("heading", { name: "Key created" }).waitFor();
+    const apiId = (await page.locator("#api-id").textContent())?.trim() ?? "";
+    const first = (await page.locator("#secret").textContent())?.trim() ?? "";
+    await page.getByRole("link", { name: "Edit this key" }).click();
+    await page.getByRole("heading", { level: 1, name: "Nightly export" }).waitFor();
+    expect(await page.getByLabel("Expires (UTC)").inputValue()).toBe("2099-01-01T12:00");
+    expect(await page.getByLabel("Allowed networks").inputValue()).toBe("127.0.0.0/8\n::1/128");
+    expect(await page.getByLabel("Metadata").inputValue()).toBe("team=data");
+
+    await page.getByLabel("Overlap (seconds)").fill("900");
+    await page.getByRole("button", { name: "Roll" }).click();
+    await page.getByRole("heading", { name: "Key rolled" }).waitFor();
+    const secret = (await page.locator("#secret").textContent())?.trim() ?? "";
+    expect(secret).toMatch(/^lksk_/);
+    expect(secret).not.toBe(first);
+    await page.getByText("The previous secret works until").waitFor();
+    await page.getByRole("button", { name: "Copy secret" }).click();
+    await page.getByText("Copied.").waitFor();
+    const clipboard = await page.evaluate(() =>
+      (
+        globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+      ).navigator.clipboard.readText(),
+    );
+    expect(clipboard).toBe(secret);
+    for (const one of [secret, first]) {
+      const usage = await testApp.app.inject({ url: "/v1/usage", headers: basicAuth(apiId, one) });
+      expect(usage.statusCode).toBe(200);
+    }
+
+    await page.getByRole("link", { name: "Back to this key" }).click();
+    await page.getByRole("heading", { level: 1, name: "Nightly export" }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await page.getByText(/works until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/).waitFor();
   });
 
   test("a form posted from another origin, or without its CSRF token, is refused and changes nothing", async () => {

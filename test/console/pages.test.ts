@@ -1,9 +1,9 @@
 import { expect, test } from "vitest";
-import { buildTestApp } from "../helpers/build-test-app.js";
-import { consoleUser, signIn } from "../helpers/console-session.js";
+import { basicAuth, buildTestApp, type FakeClock, fakeClock } from "../helpers/build-test-app.js";
+import { type ConsoleBrowser, consoleUser, signIn } from "../helpers/console-session.js";
 
-async function organizationWithPeople() {
-  const testApp = await buildTestApp();
+async function organizationWithPeople(clock?: FakeClock) {
+  const testApp = await buildTestApp({ clock });
   const ownerKey = await testApp.createOrganization();
   const orgId = ownerKey.orgId;
   const people = {
@@ -106,6 +106,13 @@ test("a member cannot create, edit or disable keys; an admin cannot change membe
     (await member.post(`/console/orgs/${orgId}/keys`, { name: "x", permissions: "images:read" })).statusCode,
   ).toBe(403);
   expect((await member.post(`/console/orgs/${orgId}/keys/${ownerKey.id}/disable`, {})).statusCode).toBe(403);
+  const roll = await member.post(`/console/orgs/${orgId}/keys/${ownerKey.id}/roll`, { overlap_seconds: "0" });
+  expect(roll.statusCode).toBe(403);
+  expect(roll.body).toContain("can read keys but not change them");
+  expect(roll.body).not.toMatch(/lksk_/);
+  expect((await member.get(`/console/orgs/${orgId}/keys/${ownerKey.id}`)).body).not.toContain("/roll");
+  // The owner key's secret still works: nothing was rolled.
+  expect((await app.inject({ url: "/v1/usage", headers: ownerKey.headers })).statusCode).toBe(200);
   expect((await member.post(`/console/orgs/${orgId}/keys/${ownerKey.id}`, { name: "x" })).statusCode).toBe(
     403,
   );
@@ -177,4 +184,198 @@ test("console actions have their own allowance per user, apart from the organiza
   expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
   const other = await signIn(app, "member@example.com");
   expect((await other.get(`/console/orgs/${orgId}/keys`)).statusCode).toBe(200);
+});
+
+/** A key made through the console's create form; its id, API id and secret from the response. */
+async function createWithForm(browser: ConsoleBrowser, orgId: string, fields: Record<string, string>) {
+  const created = await browser.post(`/console/orgs/${orgId}/keys`, { permissions: "usage:read", ...fields });
+  expect(created.statusCode, created.body).toBe(201);
+  return {
+    id: /keys\/(key_[0-9A-Za-z]+)"/.exec(created.body)?.[1] ?? "",
+    apiId: /id="api-id">([^<]+)</.exec(created.body)?.[1] ?? "",
+    secret: /id="secret">([^<]+)</.exec(created.body)?.[1] ?? "",
+  };
+}
+
+/** The key list's rows as name and status, as a reader sees the table. */
+function rows(body: string): { name: string; status: string }[] {
+  const text = (cell: string) =>
+    cell
+      .replace(/<[^>]*>/g, "")
+      .replace(/\s+/g, " ")
+      .trim();
+  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]
+    .map((row) => [...(row[1] ?? "").matchAll(/<td>([\s\S]*?)<\/td>/g)].map((cell) => text(cell[1] ?? "")))
+    .filter((cells) => cells.length > 0)
+    .map((cells) => ({ name: cells[0] ?? "", status: cells[3] ?? "" }));
+}
+
+test("create and edit set expiry, allowed networks and metadata; an expiry only comes forward, a refusal is shown beside the form", async () => {
+  const { app, orgId, ownerKey } = await organizationWithPeople(fakeClock());
+  const owner = await signIn(app, "owner@example.com");
+  const form = (await owner.get(`/console/orgs/${orgId}/keys/new`)).body;
+  for (const id of ["expires_at", "allowed_cidrs", "metadata"]) {
+    expect(form).toContain(`<label for="${id}">`);
+    expect(form).toContain(`id="${id}"`);
+  }
+  const key = await createWithForm(owner, orgId, {
+    name: "contractor",
+    expires_at: "2026-12-01T10:00",
+    allowed_cidrs: "203.0.113.0/24\r\n\r\n2001:db8::/32\r\n",
+    metadata: "team=billing\nenv = prod",
+  });
+  const record = async () =>
+    (await app.inject({ url: `/v1/api-keys/${key.id}`, headers: ownerKey.headers })).json();
+  expect(await record()).toMatchObject({
+    expires_at: "2026-12-01T10:00:00.000Z",
+    allowed_cidrs: ["203.0.113.0/24", "2001:db8::/32"],
+    metadata: { team: "billing", env: "prod" },
+  });
+  const page = (await owner.get(`/console/orgs/${orgId}/keys/${key.id}`)).body;
+  expect(page).toContain('value="2026-12-01T10:00"');
+  expect(page).toContain("2026-12-01 10:00 UTC");
+
+  // Later: refused, shown with role=alert beside the form with what was typed; nothing changes.
+  const later = await owner.post(`/console/orgs/${orgId}/keys/${key.id}`, {
+    name: "renamed",
+    permissions: "usage:read",
+    expires_at: "2026-12-05T10:00",
+    allowed_cidrs: "203.0.113.0/24",
+    metadata: "team=billing",
+  });
+  expect(later.statusCode).toBe(400);
+  expect(later.body).toMatch(/role="alert">[^<]*can only be brought forward/);
+  expect(later.body).toContain('value="2026-12-05T10:00"');
+  expect(later.body).toContain('value="renamed"');
+  expect(await record()).toMatchObject({ name: "contractor", expires_at: "2026-12-01T10:00:00.000Z" });
+
+  // The expiry the form was shown with keeps it; an empty networks box allows any address again.
+  const kept = await owner.post(`/console/orgs/${orgId}/keys/${key.id}`, {
+    name: "renamed",
+    permissions: "usage:read",
+    expires_at: "2026-12-01T10:00",
+    allowed_cidrs: "",
+    metadata: "team=shop",
+  });
+  expect(kept.statusCode).toBe(303);
+  expect(await record()).toMatchObject({
+    name: "renamed",
+    expires_at: "2026-12-01T10:00:00.000Z",
+    allowed_cidrs: null,
+    metadata: { team: "shop" },
+  });
+  const sooner = await owner.post(`/console/orgs/${orgId}/keys/${key.id}`, {
+    name: "renamed",
+    permissions: "usage:read",
+    expires_at: "2026-11-25T08:30",
+  });
+  expect(sooner.statusCode).toBe(303);
+  expect(await record()).toMatchObject({ expires_at: "2026-11-25T08:30:00.000Z", metadata: null });
+
+  const before = (await app.inject({ url: "/v1/api-keys", headers: ownerKey.headers })).json().data.length;
+  for (const [fields, problem] of [
+    [{ allowed_cidrs: "203.0.113.0/33" }, "/allowed_cidrs"],
+    [{ metadata: "no equals sign" }, "not of the form name=value"],
+    [{ expires_at: "2026-11-21T10:00" }, "must be in the future"],
+  ] as const) {
+    const refused = await owner.post(`/console/orgs/${orgId}/keys`, { name: "bad", ...fields });
+    expect(refused.statusCode, problem).toBe(400);
+    expect(refused.body).toMatch(new RegExp(`role="alert">[^<]*${problem.replace("/", "\\/")}`));
+  }
+  const after = (await app.inject({ url: "/v1/api-keys", headers: ownerKey.headers })).json().data.length;
+  expect(after).toBe(before);
+});
+
+test("the list marks expired and leaked keys and filters by name prefix and one metadata member", async () => {
+  const clock = fakeClock();
+  const { testApp, app, orgId } = await organizationWithPeople(clock);
+  const admin = await signIn(app, "admin@example.com");
+  const billing = await createWithForm(admin, orgId, { name: "billing-a", metadata: "team=billing" });
+  await createWithForm(admin, orgId, { name: "billing-b", metadata: "team=shop" });
+  await createWithForm(admin, orgId, {
+    name: "render",
+    metadata: "team=billing",
+    expires_at: "2026-11-22T11:00",
+  });
+  // A secret scanner's report marks the key (with LATCHKEY_LEAKED_KEYS=flag it stays enabled).
+  await testApp.services.store.changeKey(orgId, billing.id, (key) => ({ ...key, leakedAt: clock.now() }));
+  clock.advance(2 * 3_600_000);
+
+  const list = async (query: string) => {
+    const response = await admin.get(`/console/orgs/${orgId}/keys${query}`);
+    expect(response.statusCode, query).toBe(200);
+    return rows(response.body);
+  };
+  expect(await list("")).toEqual(
+    expect.arrayContaining([
+      { name: "render", status: "enabled, expired" },
+      { name: "billing-a", status: "enabled, leaked" },
+      { name: "billing-b", status: "enabled" },
+    ]),
+  );
+  const names = async (query: string) => (await list(query)).map((row) => row.name).sort();
+  expect(await names("?name_prefix=billing")).toEqual(["billing-a", "billing-b"]);
+  expect(await names("?metadata=team%3Dbilling")).toEqual(["billing-a", "render"]);
+  expect(await names("?name_prefix=billing&metadata=team%3Dbilling")).toEqual(["billing-a"]);
+  expect(await names("?name_prefix=Billing")).toEqual([]);
+
+  const refused = await admin.get(`/console/orgs/${orgId}/keys?metadata=team`);
+  expect(refused.statusCode).toBe(400);
+  expect(refused.body).toMatch(/role="alert">[^<]*not of the form name=value/);
+});
+
+test("roll shows the new secret once and when the previous one ends; both work for the overlap; audited as user:<id>", async () => {
+  const clock = fakeClock();
+  const { app, orgId, ownerKey, people } = await organizationWithPeople(clock);
+  const admin = await signIn(app, "admin@example.com");
+  const key = await createWithForm(admin, orgId, { name: "render" });
+  const works = async (secret: string) =>
+    (await app.inject({ url: "/v1/usage", headers: basicAuth(key.apiId, secret) })).statusCode === 200;
+  const rollUrl = `/console/orgs/${orgId}/keys/${key.id}/roll`;
+  expect((await admin.get(`/console/orgs/${orgId}/keys/${key.id}`)).body).toContain(`action="${rollUrl}"`);
+
+  for (const overlap of ["604801", "-1", "soon"]) {
+    const refused = await admin.post(rollUrl, { overlap_seconds: overlap });
+    expect(refused.statusCode, overlap).toBe(400);
+    expect(refused.body).toMatch(/role="alert">[^<]*\/overlap_seconds must be a whole number/);
+    expect(refused.body).toContain(`value="${overlap}"`);
+  }
+  expect(await works(key.secret)).toBe(true);
+
+  // Neither from another origin nor without the page's token.
+  expect(
+    (await admin.post(rollUrl, { overlap_seconds: "0" }, { origin: "http://evil.example" })).statusCode,
+  ).toBe(403);
+  expect((await admin.post(rollUrl, { overlap_seconds: "0", _csrf: "forged" })).statusCode).toBe(403);
+  expect(await works(key.secret)).toBe(true);
+
+  const rolled = await admin.post(rollUrl, { overlap_seconds: "3600" });
+  expect(rolled.statusCode).toBe(200);
+  expect(rolled.headers["cache-control"]).toBe("no-store");
+  const secret = /id="secret">([^<]+)</.exec(rolled.body)?.[1] ?? "";
+  expect(secret).toMatch(/^lksk_/);
+  expect(secret).not.toBe(key.secret);
+  expect(rolled.body).toContain('data-copy="secret"');
+  expect(rolled.body).toContain("The previous secret works until");
+  expect(rolled.body).toContain("2026-11-22 11:00:00 UTC");
+  expect(await works(secret)).toBe(true);
+  expect(await works(key.secret)).toBe(true);
+
+  const detail = (await admin.get(`/console/orgs/${orgId}/keys/${key.id}`)).body;
+  expect(detail).not.toContain(secret);
+  expect(detail).toContain("works until 2026-11-22 11:00:00 UTC");
+
+  clock.advance(3_600_000);
+  expect(await works(key.secret)).toBe(false);
+  expect(await works(secret)).toBe(true);
+
+  const immediate = await admin.post(rollUrl, { overlap_seconds: "0" });
+  expect(immediate.body).toContain("The previous secret stopped working at 2026-11-22 11:00:00 UTC");
+  expect(await works(secret)).toBe(false);
+
+  const audit = await app.inject({ url: "/v1/audit?count=100", headers: ownerKey.headers });
+  const rolls = (audit.json().data as { action: string; actor: string }[]).filter(
+    (entry) => entry.action === "api_key.roll",
+  );
+  expect(rolls.map((entry) => entry.actor)).toEqual([`user:${people.admin.id}`, `user:${people.admin.id}`]);
 });

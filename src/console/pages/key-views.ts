@@ -2,10 +2,17 @@ import { canManageKeys } from "../../domain/console-roles.js";
 import { effectivePermissions, PERMISSION_CATALOGUE, type Permission } from "../../domain/permissions.js";
 import type { ApiKeyRecord } from "../../store/key-store.js";
 import { type Html, html } from "../html.js";
+import { formValuesOfKey, type KeyFormValues } from "../key-form.js";
 import { csrfField, type PageContext } from "../layout.js";
-
-const when = (ms: number | null) =>
-  ms === null ? "never" : new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+import {
+  keyStatus,
+  lifecycleFacts,
+  lifecycleFields,
+  rollForm,
+  type RollProblem,
+  when,
+} from "./key-lifecycle-views.js";
+import { secretOnce } from "./secret-once.js";
 
 /** Permissions grouped by family (`images`, `templates`, ...) for the picker. */
 function families(): [string, Permission[]][] {
@@ -19,15 +26,18 @@ function families(): [string, Permission[]][] {
 
 const fieldId = (permission: string) => `permission-${permission.replace(/[^a-z_]/g, "-")}`;
 
-/** Name, description, permissions (by family) and all-future: the create and edit form's fields. */
-export function keyFields(key?: ApiKeyRecord): Html {
-  const granted = new Set<string>(key ? key.permissions : []);
-  const allFuture = key?.allFuturePermissions ?? false;
+/**
+ * Name, description, permissions (by family), all-future, then expiry, networks and metadata: the
+ * create and edit form's fields.
+ */
+export function keyFields(values?: KeyFormValues, editing = false): Html {
+  const granted = new Set<string>(values ? values.permissions : []);
+  const allFuture = values?.allFuture ?? false;
   return html`<label for="name">Name</label>
-    <input id="name" name="name" type="text" maxlength="255" value="${key?.name ?? ""}" />
+    <input id="name" name="name" type="text" maxlength="255" value="${values?.name ?? ""}" />
     <label for="description">Description</label>
     <textarea id="description" name="description" rows="2" maxlength="2000">
-${key?.description ?? ""}</textarea>
+${values?.description ?? ""}</textarea>
     <fieldset>
       <legend>Permissions</legend>
       <label for="all_future_permissions"
@@ -59,11 +69,14 @@ ${key?.description ?? ""}</textarea>
             )}
           </fieldset>`,
       )}
-    </fieldset>`;
+    </fieldset>
+    ${lifecycleFields(values, editing)}`;
 }
 
 export interface KeyFilters {
-  q: string;
+  namePrefix: string;
+  /** One `name=value` metadata filter, as typed. */
+  metadata: string;
   includeDisabled: boolean;
   permission: string;
 }
@@ -73,11 +86,14 @@ export function keyList(
   context: PageContext,
   keys: ApiKeyRecord[],
   filters: KeyFilters,
+  now: number,
   notice?: string,
+  problem?: string,
 ): Html {
   const org = context.current.orgId;
   const manager = canManageKeys(context.current.role);
   return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
+    ${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}
     ${manager ? html`<p><a href="/console/orgs/${org}/keys/new">Create key</a></p>` : ""}
     <form
       class="filters"
@@ -87,7 +103,18 @@ export function keyList(
       aria-label="Filter keys"
     >
       <div>
-        <label for="q">Name contains</label><input id="q" name="q" type="search" value="${filters.q}" />
+        <label for="name_prefix">Name starts with</label
+        ><input id="name_prefix" name="name_prefix" type="search" value="${filters.namePrefix}" />
+      </div>
+      <div>
+        <label for="metadata_filter">Metadata (name=value)</label
+        ><input
+          id="metadata_filter"
+          name="metadata"
+          type="search"
+          placeholder="team=billing"
+          value="${filters.metadata}"
+        />
       </div>
       <div>
         <label for="permission">With permission</label
@@ -136,7 +163,7 @@ export function keyList(
                     <td>
                       ${key.allFuturePermissions ? "all, including future" : `${effectivePermissions(key).length} of ${PERMISSION_CATALOGUE.length}`}
                     </td>
-                    <td>${key.enabled ? "enabled" : "disabled"}</td>
+                    <td>${keyStatus(key, now)}</td>
                     <td>${when(key.lastUsedAt)}</td>
                     <td>
                       ${
@@ -170,24 +197,28 @@ export function createdKey(context: PageContext, key: ApiKeyRecord, secret: stri
   return html`<p class="notice" role="status">
       Key “${key.name}” created. Copy its secret now: it is shown only this once and cannot be recovered.
     </p>
-    <dl>
-      <dt>API id (the username)</dt>
-      <dd><code id="api-id">${key.apiId}</code></dd>
-      <dt>Secret</dt>
-      <dd>
-        <code class="secret" id="secret">${secret}</code>
-        <button type="button" data-copy="secret" hidden>Copy secret</button>
-        <span id="secret-status" role="status"></span>
-      </dd>
-    </dl>
+    ${secretOnce(key, secret)}
     <p>
       <a href="/console/orgs/${org}/keys/${key.id}">Edit this key</a> ·
       <a href="/console/orgs/${org}/keys">Back to keys</a>
     </p>`;
 }
 
-/** One key: its identity, and for owners and admins the edit form and the disable button. */
-export function keyDetail(context: PageContext, key: ApiKeyRecord, notice?: string): Html {
+/** What the key page shows besides the key: a notice, or a refusal of the edit or of the roll. */
+export interface KeyDetailState {
+  notice?: string;
+  /** The service's refusal of an edit, with the values submitted (shown again, nothing lost). */
+  editProblem?: { message: string; values: KeyFormValues };
+  rollProblem?: RollProblem;
+}
+
+/** One key: its identity, and for owners and admins the edit form, the roll form and the disable button. */
+export function keyDetail(
+  context: PageContext,
+  key: ApiKeyRecord,
+  now: number,
+  { notice, editProblem, rollProblem }: KeyDetailState = {},
+): Html {
   const org = context.current.orgId;
   const manager = canManageKeys(context.current.role);
   const facts = html`<dl>
@@ -196,21 +227,23 @@ export function keyDetail(context: PageContext, key: ApiKeyRecord, notice?: stri
     <dt>Id</dt>
     <dd><code>${key.id}</code></dd>
     <dt>Status</dt>
-    <dd>${key.enabled ? "enabled" : "disabled"}</dd>
+    <dd>${keyStatus(key, now)}</dd>
     <dt>Created</dt>
     <dd>${when(key.createdAt)}</dd>
     <dt>Last used</dt>
     <dd>${when(key.lastUsedAt)}</dd>
     <dt>Permissions</dt>
     <dd>${key.allFuturePermissions ? "all, including future" : key.permissions.join(", ") || "none"}</dd>
+    ${lifecycleFacts(key)}
   </dl>`;
   if (!manager)
     return html`${facts}
       <p><a href="/console/orgs/${org}/keys">Back to keys</a></p>`;
   return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}${facts}
-    <h2>Edit</h2>
-    <form method="post" action="/console/orgs/${org}/keys/${key.id}">
-      ${csrfField(context.signedIn)} ${keyFields(key)}
+    <h2 id="edit-heading">Edit</h2>
+    ${editProblem ? html`<p class="error" role="alert">${editProblem.message}</p>` : ""}
+    <form method="post" action="/console/orgs/${org}/keys/${key.id}" aria-labelledby="edit-heading">
+      ${csrfField(context.signedIn)} ${keyFields(editProblem?.values ?? formValuesOfKey(key), true)}
       <label for="disabled"
         ><input
           id="disabled"
@@ -223,14 +256,15 @@ export function keyDetail(context: PageContext, key: ApiKeyRecord, notice?: stri
       >
       <p><button type="submit">Save changes</button></p>
     </form>
+    ${rollForm(context, key, rollProblem)}
     <p><a href="/console/orgs/${org}/keys">Back to keys</a></p>`;
 }
 
 /** The create form. */
-export function newKeyForm(context: PageContext, problem?: string): Html {
+export function newKeyForm(context: PageContext, problem?: string, values?: KeyFormValues): Html {
   return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}
     <form method="post" action="/console/orgs/${context.current.orgId}/keys">
-      ${csrfField(context.signedIn)} ${keyFields()}
+      ${csrfField(context.signedIn)} ${keyFields(values)}
       <p><button type="submit">Create key</button></p>
     </form>`;
 }

@@ -1,28 +1,17 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Services } from "../../app.js";
 import { LatchkeyError } from "../../domain/errors.js";
-import type { KeyConfigurationInput } from "../../domain/key-configuration.js";
 import { isPermission } from "../../domain/permissions.js";
 import type { ApiKeyRecord } from "../../store/key-store.js";
 import { organizationPage } from "../layout.js";
 import { assertCanManageKeys, consoleCaller, pageContext } from "../page-context.js";
+import { formValuesOfSubmission, keyInputOf, metadataFilterOf, rollInputOf } from "../key-form.js";
 import { formOf } from "../request-guard.js";
-import { createdKey, keyDetail, keyList, newKeyForm } from "./key-views.js";
+import { rolledKey } from "./key-lifecycle-views.js";
+import { createdKey, type KeyDetailState, keyDetail, keyList, newKeyForm } from "./key-views.js";
 
 type OrgParams = { orgId: string };
 type KeyParams = { orgId: string; keyId: string };
-
-/** A submitted key form as the key service's input: the same rules as REST apply from here on. */
-function keyInput(form: URLSearchParams, withDisabled: boolean): KeyConfigurationInput {
-  const allFuture = form.get("all_future_permissions") === "true";
-  return {
-    name: form.get("name"),
-    description: form.get("description"),
-    permissions: allFuture ? [] : form.getAll("permissions"),
-    all_future_permissions: allFuture,
-    ...(withDisabled ? { disabled: form.get("disabled") === "true" } : {}),
-  };
-}
 
 /** Every key of the organization, newest first, through the service's pages (at most the key quota). */
 async function allKeys(
@@ -30,6 +19,8 @@ async function allKeys(
   caller: ReturnType<typeof consoleCaller>,
   includeDisabled: boolean,
   permission: string,
+  namePrefix: string,
+  withMetadata: Record<string, string> | undefined,
 ) {
   const keys: ApiKeyRecord[] = [];
   let pageStart: string | undefined;
@@ -39,6 +30,8 @@ async function allKeys(
       pageStart,
       includeDisabled,
       withPermission: isPermission(permission) ? [permission] : [],
+      namePrefix: namePrefix === "" ? undefined : namePrefix,
+      withMetadata,
     });
     keys.push(...page.keys);
     pageStart = page.nextPageStart ?? undefined;
@@ -46,7 +39,11 @@ async function allKeys(
   return keys;
 }
 
-/** The keys pages: list with filters, create (secret shown once), edit, disable. */
+/** A refusal the form shows beside itself (a bad value); anything else is the error page's. */
+const isFormProblem = (error: unknown): error is LatchkeyError =>
+  error instanceof LatchkeyError && error.code === "invalid_request";
+
+/** The keys pages: list with filters, create (secret shown once), edit, roll (new secret shown once), disable. */
 export async function keyPages(app: FastifyInstance, services: Services): Promise<void> {
   const store = services.consoleStore;
   const send = (reply: FastifyReply, page: { text: string }, status = 200) =>
@@ -54,19 +51,45 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
 
   app.get<{
     Params: OrgParams;
-    Querystring: { q?: string; include_disabled?: string; permission?: string; notice?: string };
+    Querystring: {
+      name_prefix?: string;
+      metadata?: string;
+      include_disabled?: string;
+      permission?: string;
+      notice?: string;
+    };
   }>("/orgs/:orgId/keys", async (request, reply) => {
     const context = await pageContext(request, store, request.params.orgId);
     const filters = {
-      q: request.query.q ?? "",
+      namePrefix: String(request.query.name_prefix ?? ""),
+      metadata: String(request.query.metadata ?? ""),
       includeDisabled: request.query.include_disabled === "true",
-      permission: request.query.permission ?? "",
+      permission: String(request.query.permission ?? ""),
     };
-    const keys = (
-      await allKeys(services, consoleCaller(context), filters.includeDisabled, filters.permission)
-    ).filter((key) => key.name.toLowerCase().includes(filters.q.trim().toLowerCase()));
     const notice = request.query.notice === "disabled" ? "Key disabled." : undefined;
-    return send(reply, organizationPage(context, "keys", "Keys", keyList(context, keys, filters, notice)));
+    const list = (keys: ApiKeyRecord[], problem?: string) =>
+      organizationPage(
+        context,
+        "keys",
+        "Keys",
+        keyList(context, keys, filters, services.clock.now(), notice, problem),
+      );
+    let withMetadata: Record<string, string> | undefined;
+    try {
+      withMetadata = metadataFilterOf(filters.metadata);
+    } catch (error) {
+      if (!isFormProblem(error)) throw error;
+      return send(reply, list([], error.message), 400);
+    }
+    const keys = await allKeys(
+      services,
+      consoleCaller(context),
+      filters.includeDisabled,
+      filters.permission,
+      filters.namePrefix,
+      withMetadata,
+    );
+    return send(reply, list(keys));
   });
 
   app.get<{ Params: OrgParams }>("/orgs/:orgId/keys/new", async (request, reply) => {
@@ -79,22 +102,16 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
     const context = await pageContext(request, store, request.params.orgId);
     assertCanManageKeys(context);
     try {
-      const { key, secret } = await services.keys.create(
-        consoleCaller(context),
-        keyInput(formOf(request), false),
-      );
+      const { key, secret } = await services.keys.create(consoleCaller(context), keyInputOf(formOf(request)));
       return send(
         reply,
         organizationPage(context, "keys", "Key created", createdKey(context, key, secret)),
         201,
       );
     } catch (error) {
-      if (!(error instanceof LatchkeyError) || error.code !== "invalid_request") throw error;
-      return send(
-        reply,
-        organizationPage(context, "keys", "Create a key", newKeyForm(context, error.message)),
-        400,
-      );
+      if (!isFormProblem(error)) throw error;
+      const form = newKeyForm(context, error.message, formValuesOfSubmission(formOf(request)));
+      return send(reply, organizationPage(context, "keys", "Create a key", form), 400);
     }
   });
 
@@ -104,16 +121,48 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
       const context = await pageContext(request, store, request.params.orgId);
       const key = await services.keys.get(consoleCaller(context), request.params.keyId);
       const notice = request.query.saved === "1" ? "Changes saved." : undefined;
-      return send(reply, organizationPage(context, "keys", key.name, keyDetail(context, key, notice)));
+      return send(reply, detailPage(context, key, { notice }));
     },
   );
+
+  const detailPage = (context: Parameters<typeof keyDetail>[0], key: ApiKeyRecord, state: KeyDetailState) =>
+    organizationPage(context, "keys", key.name, keyDetail(context, key, services.clock.now(), state));
 
   app.post<{ Params: KeyParams }>("/orgs/:orgId/keys/:keyId", async (request, reply) => {
     const context = await pageContext(request, store, request.params.orgId);
     assertCanManageKeys(context);
     const { orgId, keyId } = request.params;
-    await services.keys.update(consoleCaller(context), keyId, keyInput(formOf(request), true));
+    const caller = consoleCaller(context);
+    // The form was shown with the key's expiry: sent back unchanged, it keeps it (not a new request).
+    const current = await services.keys.get(caller, keyId);
+    try {
+      await services.keys.update(caller, keyId, keyInputOf(formOf(request), current));
+    } catch (error) {
+      if (!isFormProblem(error)) throw error;
+      const editProblem = { message: error.message, values: formValuesOfSubmission(formOf(request)) };
+      return send(reply, detailPage(context, current, { editProblem }), 400);
+    }
     return reply.redirect(`/console/orgs/${orgId}/keys/${keyId}?saved=1`, 303);
+  });
+
+  app.post<{ Params: KeyParams }>("/orgs/:orgId/keys/:keyId/roll", async (request, reply) => {
+    const context = await pageContext(request, store, request.params.orgId);
+    assertCanManageKeys(context);
+    const caller = consoleCaller(context);
+    const { keyId } = request.params;
+    try {
+      const { key, secret, previousSecretExpiresAt } = await services.keys.roll(
+        caller,
+        keyId,
+        rollInputOf(formOf(request)),
+      );
+      const page = rolledKey(context, key, secret, previousSecretExpiresAt);
+      return send(reply, organizationPage(context, "keys", "Key rolled", page));
+    } catch (error) {
+      if (!isFormProblem(error)) throw error;
+      const rollProblem = { message: error.message, overlap: formOf(request).get("overlap_seconds") ?? "" };
+      return send(reply, detailPage(context, await services.keys.get(caller, keyId), { rollProblem }), 400);
+    }
   });
 
   app.post<{ Params: KeyParams }>("/orgs/:orgId/keys/:keyId/disable", async (request, reply) => {
