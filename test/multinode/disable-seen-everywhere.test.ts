@@ -1,13 +1,11 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { expectChangeSeenAtOnce } from "../helpers/change-under-load.js";
 import { sampleValue } from "../helpers/metrics-page.js";
-import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
-import { latchkey } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
-import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
+import { type NodeProcess, showNodeOutputOnFailure } from "./node-processes.js";
+import { startThreeNodes, type ThreeNodes } from "./three-nodes.js";
 
 const REPETITIONS = 10;
 
@@ -35,37 +33,18 @@ async function readCounts(node: NodeProcess) {
  * must really serve from their caches meanwhile (their metrics count the hits), and never a stale key.
  */
 describeWithServices(["postgres", "redis"], "a change is seen by every node at once", (services) => {
-  let schema: PostgresSchema;
+  let cluster: ThreeNodes | undefined;
   let nodes: NodeProcess[] = [];
   let owner: { authorization: string };
   showNodeOutputOnFailure(() => nodes);
 
   beforeAll(async () => {
-    schema = await createPostgresSchema(services.postgres);
-    const env = { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_BOOTSTRAP: "off" };
-    const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], env);
-    const created = JSON.parse(stdout) as {
-      organization: { id: string };
-      key: { api_id: string; api_key: string };
-    };
-    owner = basicAuth(created.key.api_id, created.key.api_key);
-    for (const group of ["api-key:read", "api-key:write"]) {
-      await latchkey(
-        ["org", "limits", "--org", created.organization.id, "--group", group, "--quota", "1000000"],
-        env,
-      );
-    }
-    const nodeEnv = {
-      ...env,
-      LATCHKEY_REDIS_URL: services.redis,
-      LATCHKEY_REDIS_PREFIX: `lk-disable-${randomUUID()}`,
-    };
-    nodes = await Promise.all([1, 2, 3].map(() => startNode(nodeEnv)));
+    cluster = await startThreeNodes(services, "disable");
+    ({ nodes, owner } = cluster);
   }, scaledMs(60_000));
 
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.stop()));
-    await schema?.drop();
+    await cluster?.stop();
   });
 
   async function createKey(writer: NodeProcess, permissions: string[]) {

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,11 +5,10 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { expectChangeSeenAtOnce } from "../helpers/change-under-load.js";
 import { githubScanner, writeScanningKeys } from "../helpers/github-scanner.js";
-import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
-import { latchkey } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
-import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
+import { type NodeProcess, showNodeOutputOnFailure } from "./node-processes.js";
+import { startThreeNodes, type ThreeNodes } from "./three-nodes.js";
 
 const REPETITIONS = 3;
 
@@ -22,37 +20,21 @@ const REPETITIONS = 3;
 describeWithServices(["postgres", "redis"], "a leaked key is refused by every node at once", (services) => {
   const scanner = githubScanner();
   let dir: string;
-  let schema: PostgresSchema;
+  let cluster: ThreeNodes | undefined;
   let nodes: NodeProcess[] = [];
   let owner: { authorization: string };
   showNodeOutputOnFailure(() => nodes);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "latchkey-leaks-"));
-    schema = await createPostgresSchema(services.postgres);
-    const env = { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_BOOTSTRAP: "off" };
-    const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], env);
-    const created = JSON.parse(stdout) as {
-      organization: { id: string };
-      key: { api_id: string; api_key: string };
-    };
-    owner = basicAuth(created.key.api_id, created.key.api_key);
-    await latchkey(
-      ["org", "limits", "--org", created.organization.id, "--group", "api-key:read", "--quota", "1000000"],
-      env,
-    );
-    const nodeEnv = {
-      ...env,
-      LATCHKEY_REDIS_URL: services.redis,
-      LATCHKEY_REDIS_PREFIX: `lk-leaks-${randomUUID()}`,
+    cluster = await startThreeNodes(services, "leaks", {
       LATCHKEY_SECRET_SCANNING_KEYS: writeScanningKeys(dir, scanner),
-    };
-    nodes = await Promise.all([1, 2, 3].map(() => startNode(nodeEnv)));
+    });
+    ({ nodes, owner } = cluster);
   }, scaledMs(60_000));
 
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.stop()));
-    await schema?.drop();
+    await cluster?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

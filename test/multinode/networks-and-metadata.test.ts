@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
-import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
-import { latchkey } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
-import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
+import { type NodeProcess, showNodeOutputOnFailure } from "./node-processes.js";
+import { startThreeNodes, type ThreeNodes } from "./three-nodes.js";
 
 /**
  * Three nodes over one PostgreSQL schema and one Redis, record cache on: a key's networks changed
@@ -13,28 +12,18 @@ import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-pro
  * update in the spec's fields only keeps them, and metadata written through any node is found by all.
  */
 describeWithServices(["postgres", "redis"], "allowed_cidrs and metadata across three nodes", (services) => {
-  let schema: PostgresSchema;
+  let cluster: ThreeNodes | undefined;
   let nodes: NodeProcess[] = [];
   let owner: { authorization: string };
   showNodeOutputOnFailure(() => nodes);
 
   beforeAll(async () => {
-    schema = await createPostgresSchema(services.postgres);
-    const env = { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_BOOTSTRAP: "off" };
-    const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], env);
-    const created = JSON.parse(stdout) as { key: { api_id: string; api_key: string } };
-    owner = basicAuth(created.key.api_id, created.key.api_key);
-    const nodeEnv = {
-      ...env,
-      LATCHKEY_REDIS_URL: services.redis,
-      LATCHKEY_REDIS_PREFIX: `lk-networks-${randomUUID()}`,
-    };
-    nodes = await Promise.all([1, 2, 3].map(() => startNode(nodeEnv)));
+    cluster = await startThreeNodes(services, "networks");
+    ({ nodes, owner } = cluster);
   }, scaledMs(60_000));
 
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.stop()));
-    await schema?.drop();
+    await cluster?.stop();
   });
 
   const node = (i: number) => nodes[i] as NodeProcess;

@@ -1,12 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
-import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
-import { latchkey } from "../helpers/processes.js";
 import { expectRollOverlapHonoured } from "../helpers/roll-overlap.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
-import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
+import { type NodeProcess, showNodeOutputOnFailure } from "./node-processes.js";
+import { startThreeNodes, type ThreeNodes } from "./three-nodes.js";
 
 /**
  * Three nodes over one PostgreSQL schema and one Redis, record cache on: a key rolled through node 1
@@ -14,37 +12,18 @@ import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-pro
  * the overlap ends, and the old secret is refused by every node on the first request after it.
  */
 describeWithServices(["postgres", "redis"], "rolling a key with overlap, on three nodes", (services) => {
-  let schema: PostgresSchema;
+  let cluster: ThreeNodes | undefined;
   let nodes: NodeProcess[] = [];
   let owner: { authorization: string };
   showNodeOutputOnFailure(() => nodes);
 
   beforeAll(async () => {
-    schema = await createPostgresSchema(services.postgres);
-    const env = { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_BOOTSTRAP: "off" };
-    const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], env);
-    const created = JSON.parse(stdout) as {
-      organization: { id: string };
-      key: { api_id: string; api_key: string };
-    };
-    owner = basicAuth(created.key.api_id, created.key.api_key);
-    for (const group of ["api-key:read", "api-key:write"]) {
-      await latchkey(
-        ["org", "limits", "--org", created.organization.id, "--group", group, "--quota", "1000000"],
-        env,
-      );
-    }
-    const nodeEnv = {
-      ...env,
-      LATCHKEY_REDIS_URL: services.redis,
-      LATCHKEY_REDIS_PREFIX: `lk-roll-${randomUUID()}`,
-    };
-    nodes = await Promise.all([1, 2, 3].map(() => startNode(nodeEnv)));
+    cluster = await startThreeNodes(services, "roll");
+    ({ nodes, owner } = cluster);
   }, scaledMs(60_000));
 
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.stop()));
-    await schema?.drop();
+    await cluster?.stop();
   });
 
   test("both secrets work on every node during the overlap; the old one is refused right after", async () => {
