@@ -26,10 +26,12 @@ function expiryRefused(problem: string, sentence = false): LatchkeyError {
 /** What expiry and rolling read of a key. */
 export interface KeySecrets {
   secretHash: string;
-  /** How `secretHash` was made (an imported key may keep a plain SHA-256); the previous one is the server's. */
+  /** How `secretHash` was made (an imported key may keep a plain SHA-256). */
   secretScheme: SecretScheme;
   expiresAt: number | null;
   previousSecretHash: string | null;
+  /** How `previousSecretHash` was made: the scheme of the secret the roll replaced. */
+  previousSecretScheme: SecretScheme;
   previousSecretExpiresAt: number | null;
 }
 
@@ -51,7 +53,7 @@ export function secretWorks(
 ): boolean {
   const current = hasher.matches(secret, key.secretHash, key.secretScheme);
   if (key.previousSecretHash === null) return current;
-  const previous = hasher.matches(secret, key.previousSecretHash);
+  const previous = hasher.matches(secret, key.previousSecretHash, key.previousSecretScheme);
   return current || (previous && key.previousSecretExpiresAt !== null && now < key.previousSecretExpiresAt);
 }
 
@@ -112,19 +114,23 @@ export function expiryOnUpdate(current: number | null, requested: number | null 
  * The secrets after a roll at `now` with an overlap in seconds: the new hash is the key's secret, the
  * replaced one works until `now + overlap` (not at all with 0). The secret a roll during an overlap
  * replaced earlier is dropped: a key has at most two working secrets. The new secret is hashed the
- * server's way, whatever the scheme of an imported one it replaces.
+ * server's way; the replaced one keeps its own scheme for the overlap.
  */
 export function rolledSecrets(
   current: KeySecrets,
   newSecretHash: string,
   now: number,
   overlapSeconds: number,
-): Pick<KeySecrets, "secretHash" | "secretScheme" | "previousSecretHash" | "previousSecretExpiresAt"> {
+): Pick<
+  KeySecrets,
+  "secretHash" | "secretScheme" | "previousSecretHash" | "previousSecretScheme" | "previousSecretExpiresAt"
+> {
   if (overlapSeconds === 0) {
     return {
       secretHash: newSecretHash,
       secretScheme: "server",
       previousSecretHash: null,
+      previousSecretScheme: "server",
       previousSecretExpiresAt: null,
     };
   }
@@ -132,6 +138,8 @@ export function rolledSecrets(
     secretHash: newSecretHash,
     secretScheme: "server",
     previousSecretHash: current.secretHash,
+    // The replaced secret keeps working the way it was stored (an imported plain SHA-256 included).
+    previousSecretScheme: current.secretScheme,
     previousSecretExpiresAt: now + overlapSeconds * 1000,
   };
 }

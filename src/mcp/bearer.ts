@@ -29,6 +29,7 @@ export function connectionCaller(connection: McpConnection): ApiKeyRecord {
     // The token's own hour is its expiry (checked before this record is made); there is no secret to roll.
     expiresAt: null,
     previousSecretHash: null,
+    previousSecretScheme: "server",
     previousSecretExpiresAt: null,
     leakedAt: null,
     // Networks limit keys; a connection is a person's grant, signed in through the console.

@@ -104,6 +104,7 @@ function parseLine(
     // An empty object is no metadata, as on a create.
     metadata: value.metadata && Object.keys(value.metadata).length > 0 ? value.metadata : null,
     previousSecretHash: null,
+    previousSecretScheme: "server",
     previousSecretExpiresAt: null,
   };
   return { line, record };

@@ -157,6 +157,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         metadata: own.metadata ?? null,
         expiresAt,
         previousSecretHash: null,
+        previousSecretScheme: "server",
         previousSecretExpiresAt: null,
       };
       const result = await store.insertKey(

@@ -39,6 +39,7 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     metadata: row.metadata == null ? null : (JSON.parse(row.metadata) as Record<string, string>),
     expiresAt: row.expires_at == null ? null : Number(row.expires_at),
     previousSecretHash: row.previous_secret_hash ?? null,
+    previousSecretScheme: row.previous_secret_scheme === "sha256" ? "sha256" : "server",
     previousSecretExpiresAt:
       row.previous_secret_expires_at == null ? null : Number(row.previous_secret_expires_at),
   };
@@ -64,6 +65,7 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     metadata: key.metadata === null ? null : JSON.stringify(key.metadata),
     expires_at: key.expiresAt,
     previous_secret_hash: key.previousSecretHash,
+    previous_secret_scheme: key.previousSecretScheme,
     previous_secret_expires_at: key.previousSecretExpiresAt,
   };
 }

@@ -33,6 +33,8 @@ export interface ApiKeyRecord extends KeyConfiguration {
   expiresAt: number | null;
   /** Hash of the secret the last roll replaced, while its overlap lasts; null otherwise. */
   previousSecretHash: string | null;
+  /** How `previousSecretHash` was made: an imported key rolled keeps its old scheme for the overlap. */
+  previousSecretScheme: SecretScheme;
   /** Epoch milliseconds from which the previous secret no longer authenticates; null without one. */
   previousSecretExpiresAt: number | null;
 }

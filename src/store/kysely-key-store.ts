@@ -305,6 +305,7 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
             secret_hash: next.secret_hash,
             expires_at: next.expires_at,
             previous_secret_hash: next.previous_secret_hash,
+            previous_secret_scheme: next.previous_secret_scheme,
             previous_secret_expires_at: next.previous_secret_expires_at,
           })
           .where("id", "=", id)

@@ -53,6 +53,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   /** Hash of the secret a roll replaced, while it still works; null otherwise. */
   previous_secret_hash: string | null;
+  /** How `previous_secret_hash` was made, like `secret_scheme` (migration 009). */
+  previous_secret_scheme: string;
   /** Epoch milliseconds from which `previous_secret_hash` no longer authenticates. */
   previous_secret_expires_at: number | null;
   /** Epoch milliseconds at which the key's expiry was recorded (audit, metric); null until then. */

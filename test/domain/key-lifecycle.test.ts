@@ -71,6 +71,7 @@ describe("rolling", () => {
     secretScheme: "server" as const,
     expiresAt: null,
     previousSecretHash: null,
+    previousSecretScheme: "server" as const,
     previousSecretExpiresAt: null,
   };
 

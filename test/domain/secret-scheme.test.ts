@@ -18,6 +18,7 @@ describe("per-key secret schemes", () => {
       secretScheme: "sha256" as const,
       expiresAt: null,
       previousSecretHash: null,
+      previousSecretScheme: "server" as const,
       previousSecretExpiresAt: null,
     };
     expect(secretWorks(key, "old-secret-1234567", T0, peppered)).toBe(true);
@@ -29,11 +30,27 @@ describe("per-key secret schemes", () => {
       secretScheme: "sha256" as const,
       expiresAt: null,
       previousSecretHash: null,
+      previousSecretScheme: "server" as const,
       previousSecretExpiresAt: null,
     };
     const rolled = { ...key, ...rolledSecrets(key, peppered.hash("new-secret-1234567"), T0, 0) };
     expect(rolled.secretScheme).toBe("server");
     expect(secretWorks(rolled, "new-secret-1234567", T0, peppered)).toBe(true);
+  });
+
+  test("a roll with overlap of an imported key keeps its old secret working until the overlap ends", () => {
+    const key = {
+      secretHash: sha256("old-secret-1234567"),
+      secretScheme: "sha256" as const,
+      expiresAt: null,
+      previousSecretHash: null,
+      previousSecretScheme: "server" as const,
+      previousSecretExpiresAt: null,
+    };
+    const rolled = { ...key, ...rolledSecrets(key, peppered.hash("new-secret-1234567"), T0, 60) };
+    expect(secretWorks(rolled, "old-secret-1234567", T0 + 59_999, peppered)).toBe(true);
+    expect(secretWorks(rolled, "new-secret-1234567", T0 + 59_999, peppered)).toBe(true);
+    expect(secretWorks(rolled, "old-secret-1234567", T0 + 60_000, peppered)).toBe(false);
   });
 
   test("a reported token is looked up under every hash it may be stored as", () => {

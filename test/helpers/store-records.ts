@@ -30,6 +30,7 @@ export function newKey(orgId: string, overrides: Partial<ApiKeyRecord> = {}): Ap
     metadata: null,
     expiresAt: null,
     previousSecretHash: null,
+    previousSecretScheme: "server",
     previousSecretExpiresAt: null,
     ...overrides,
   };

@@ -47,6 +47,7 @@ function key(id: string, lastUsedAt: number | null = null): ApiKeyRecord {
     leakedAt: null,
     expiresAt: null,
     previousSecretHash: null,
+    previousSecretScheme: "server",
     previousSecretExpiresAt: null,
   };
 }
