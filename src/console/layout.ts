@@ -26,6 +26,20 @@ export interface PageContext {
 export const csrfField = (signedIn: SignedIn): Html =>
   html`<input type="hidden" name="_csrf" value="${signedIn.csrfToken}" />`;
 
+/**
+ * A one-button form for an action that cannot be undone from the page (disable, revoke, remove): it
+ * posts to `action` with the CSRF token, after the browser confirms `confirm` (assets.ts); `label`
+ * is the button's text and `subject` what the screen reader hears it acts on.
+ */
+export function confirmedActionForm(
+  signedIn: SignedIn,
+  { action, confirm, label, subject }: { action: string; confirm: string; label: string; subject: string },
+): Html {
+  return html`<form class="inline" method="post" action="${action}" data-confirm="${confirm}">
+    ${csrfField(signedIn)}<button type="submit" aria-label="${label} ${subject}">${label}</button>
+  </form>`;
+}
+
 function document(title: string, body: Html): Html {
   return html`<!doctype html>
     <html lang="en">

@@ -3,7 +3,7 @@ import type { Services } from "../../app.js";
 import { canManageKeys, userActor } from "../../domain/console-roles.js";
 import type { McpOauth } from "../../services/mcp-oauth.js";
 import { html } from "../html.js";
-import { csrfField, organizationPage } from "../layout.js";
+import { confirmedActionForm, organizationPage } from "../layout.js";
 import { assertCanManageKeys, pageContext } from "../page-context.js";
 
 const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
@@ -49,19 +49,12 @@ export async function connectionPages(
                       <td>
                         ${
                           manager && c.revokedAt === null
-                            ? html`<form
-                                class="inline"
-                                method="post"
-                                action="/console/orgs/${org}/connections/${c.id}/revoke"
-                                data-confirm="Revoke this connection?"
-                              >
-                                ${csrfField(context.signedIn)}<button
-                                  type="submit"
-                                  aria-label="Revoke ${c.clientName}"
-                                >
-                                  Revoke
-                                </button>
-                              </form>`
+                            ? confirmedActionForm(context.signedIn, {
+                                action: `/console/orgs/${org}/connections/${c.id}/revoke`,
+                                confirm: "Revoke this connection?",
+                                label: "Revoke",
+                                subject: c.clientName,
+                              })
                             : ""
                         }
                       </td>

@@ -3,7 +3,7 @@ import { effectivePermissions, PERMISSION_CATALOGUE, type Permission } from "../
 import type { ApiKeyRecord } from "../../store/key-store.js";
 import { type Html, html } from "../html.js";
 import { formValuesOfKey, type KeyFormValues } from "../key-form.js";
-import { csrfField, type PageContext } from "../layout.js";
+import { confirmedActionForm, csrfField, type PageContext } from "../layout.js";
 import {
   keyStatus,
   lifecycleFacts,
@@ -168,19 +168,12 @@ export function keyList(
                     <td>
                       ${
                         manager && key.enabled
-                          ? html`<form
-                              class="inline"
-                              method="post"
-                              action="/console/orgs/${org}/keys/${key.id}/disable"
-                              data-confirm="Disable this key? Requests with it are refused at once."
-                            >
-                              ${csrfField(context.signedIn)}<button
-                                type="submit"
-                                aria-label="Disable ${key.name}"
-                              >
-                                Disable
-                              </button>
-                            </form>`
+                          ? confirmedActionForm(context.signedIn, {
+                              action: `/console/orgs/${org}/keys/${key.id}/disable`,
+                              confirm: "Disable this key? Requests with it are refused at once.",
+                              label: "Disable",
+                              subject: key.name,
+                            })
                           : ""
                       }
                     </td>

@@ -3,7 +3,7 @@ import type { Services } from "../../app.js";
 import { CONSOLE_ROLES, userActor } from "../../domain/console-roles.js";
 import { LatchkeyError } from "../../domain/errors.js";
 import { html } from "../html.js";
-import { csrfField, organizationPage, type PageContext } from "../layout.js";
+import { confirmedActionForm, csrfField, organizationPage, type PageContext } from "../layout.js";
 import { assertCanManageMembers, pageContext } from "../page-context.js";
 import { formOf } from "../request-guard.js";
 
@@ -48,14 +48,12 @@ async function membersPage(services: Services, context: PageContext, problem?: s
                   </form>
                 </td>
                 <td>
-                  <form
-                    class="inline"
-                    method="post"
-                    action="/console/orgs/${org}/members/${m.userId}/remove"
-                    data-confirm="Remove ${m.email} from this organization?"
-                  >
-                    ${csrf} <button type="submit" aria-label="Remove ${m.email}">Remove</button>
-                  </form>
+                  ${confirmedActionForm(context.signedIn, {
+                    action: `/console/orgs/${org}/members/${m.userId}/remove`,
+                    confirm: `Remove ${m.email} from this organization?`,
+                    label: "Remove",
+                    subject: m.email,
+                  })}
                 </td>
               </tr>`,
           )}
