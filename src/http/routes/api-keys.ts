@@ -38,6 +38,21 @@ function metadataFilters(query: object): Record<string, string> {
 }
 const tags = ["API keys"];
 
+/** What a change of one existing key (update, roll, disable) may be refused with. */
+const CHANGE_REFUSALS = [
+  "invalid_request",
+  "unauthorized",
+  "missing_permission",
+  "insufficient_authority",
+  "not_found",
+  "rate_limited",
+  "database_unavailable",
+  "service_unavailable",
+] as const;
+
+/** What a request with a body may also be refused with. */
+const BODY_REFUSALS = ["payload_too_large", "unsupported_media_type"] as const;
+
 /** `/v1/api-keys`: parse, call one service method, shape the reply. */
 export async function apiKeyRoutes(
   app: FastifyInstance,
@@ -166,18 +181,7 @@ export async function apiKeyRoutes(
         body: KeyConfigurationBody,
         response: {
           200: KeyRecord,
-          ...errorResponses(
-            "invalid_request",
-            "unauthorized",
-            "missing_permission",
-            "insufficient_authority",
-            "not_found",
-            "payload_too_large",
-            "unsupported_media_type",
-            "rate_limited",
-            "database_unavailable",
-            "service_unavailable",
-          ),
+          ...errorResponses(...CHANGE_REFUSALS, ...BODY_REFUSALS),
         },
       },
     },
@@ -196,16 +200,7 @@ export async function apiKeyRoutes(
         params: KeyIdParams,
         response: {
           204: NoContent,
-          ...errorResponses(
-            "invalid_request",
-            "unauthorized",
-            "missing_permission",
-            "insufficient_authority",
-            "not_found",
-            "rate_limited",
-            "database_unavailable",
-            "service_unavailable",
-          ),
+          ...errorResponses(...CHANGE_REFUSALS),
         },
       },
     },
@@ -233,17 +228,7 @@ export async function apiKeyRoutes(
         body: RollKeyBody,
         response: {
           200: RolledKeyRecord,
-          ...errorResponses(
-            "invalid_request",
-            "unauthorized",
-            "missing_permission",
-            "insufficient_authority",
-            "not_found",
-            "payload_too_large",
-            "unsupported_media_type",
-            "rate_limited",
-            "service_unavailable",
-          ),
+          ...errorResponses(...CHANGE_REFUSALS, ...BODY_REFUSALS),
         },
       },
     },
