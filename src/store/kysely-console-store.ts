@@ -24,6 +24,13 @@ const toMembership = (row: MembershipsTable): Membership => ({
   createdAt: Number(row.created_at),
 });
 
+const fromMembership = (membership: Membership): MembershipsTable => ({
+  user_id: membership.userId,
+  org_id: membership.orgId,
+  role: membership.role,
+  created_at: membership.createdAt,
+});
+
 const toSession = (row: ConsoleSessionsTable): ConsoleSession => ({
   tokenHash: row.token_hash,
   userId: row.user_id,
@@ -92,15 +99,7 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
             created_at: user.createdAt,
           })
           .execute();
-        await trx
-          .insertInto("memberships")
-          .values({
-            user_id: membership.userId,
-            org_id: membership.orgId,
-            role: membership.role,
-            created_at: membership.createdAt,
-          })
-          .execute();
+        await trx.insertInto("memberships").values(fromMembership(membership)).execute();
         await insertAuditEntry(trx, audit);
         return true;
       });
@@ -164,15 +163,7 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
             .where("org_id", "=", membership.orgId)
             .execute();
         } else {
-          await trx
-            .insertInto("memberships")
-            .values({
-              user_id: membership.userId,
-              org_id: membership.orgId,
-              role: membership.role,
-              created_at: membership.createdAt,
-            })
-            .execute();
+          await trx.insertInto("memberships").values(fromMembership(membership)).execute();
         }
         await insertAuditEntry(trx, audit(before));
         return true;
