@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { basicAuth } from "../helpers/build-test-app.js";
 import { type EchoUpstream, type RunningCaddy, startCaddy, startEchoUpstream } from "../helpers/gateway.js";
 import { latchkey, type ServerProcess, startSuiteServer } from "../helpers/processes.js";
 import { freePort } from "../helpers/redis-server.js";
@@ -10,9 +11,6 @@ import { describeWithServices } from "../helpers/services.js";
 // Keys limited to networks behind the documented Caddy setup (examples/Caddyfile): forward-auth reads
 // the client's address from the X-Forwarded-For that Caddy writes, never from what the caller sends.
 const examples = new URL("../../examples/", import.meta.url).pathname;
-
-const basic = (apiId: string, secret: string) =>
-  `Basic ${Buffer.from(`${apiId}:${secret}`).toString("base64")}`;
 
 describeWithServices(["caddy"], "allowed_cidrs through a real Caddy", ({ caddy }) => {
   let dir: string;
@@ -30,7 +28,7 @@ describeWithServices(["caddy"], "allowed_cidrs through a real Caddy", ({ caddy }
     });
     const key = (await response.json()) as { api_id: string; api_key: string };
     expect(response.status, JSON.stringify(key)).toBe(200);
-    return basic(key.api_id, key.api_key);
+    return basicAuth(key.api_id, key.api_key).authorization;
   }
 
   const viaGateway = (authorization: string, headers: Record<string, string> = {}) =>
@@ -40,7 +38,7 @@ describeWithServices(["caddy"], "allowed_cidrs through a real Caddy", ({ caddy }
     dir = mkdtempSync(join(tmpdir(), "latchkey-networks-"));
     const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(dir, "latchkey.db")}` };
     const { key } = JSON.parse((await latchkey(["org", "create", "--name", "acme", "--json"], env)).stdout);
-    owner = basic(key.api_id, key.api_key);
+    owner = basicAuth(key.api_id, key.api_key).authorization;
     const token = JSON.parse(
       (await latchkey(["service-token", "create", "--name", "caddy", "--json"], env)).stdout,
     ).token;

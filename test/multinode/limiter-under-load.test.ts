@@ -17,6 +17,7 @@ import { latchkey } from "../helpers/processes.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 import { callTool, connectMcp } from "../mcp/mcp-client.js";
+import { type Auth, call, type Reply, statuses } from "./node-calls.js";
 import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 /**
@@ -29,37 +30,6 @@ const REPORT = process.env.LATCHKEY_TEST_LIMITER_REPORT;
 /** The nodes' settings (the defaults, spelled out because the assertions below depend on them). */
 const DEADLINE_MS = 1500;
 const OUTAGE_AFTER_MS = 2000;
-
-type Auth = { authorization: string };
-
-interface Reply {
-  status: number;
-  body: { code?: string; [member: string]: unknown } | undefined;
-  headers: Headers;
-  ms: number;
-}
-
-async function call(node: NodeProcess, method: string, path: string, auth: Auth, body?: unknown) {
-  const started = performance.now();
-  const response = await fetch(`${node.baseUrl}${path}`, {
-    method,
-    headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? JSON.parse(text) : undefined,
-    headers: response.headers,
-    ms: performance.now() - started,
-  } as Reply;
-}
-
-function statuses(replies: Reply[]): Record<number, number> {
-  const counts: Record<number, number> = {};
-  for (const { status } of replies) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
-}
 
 /**
  * Requests the limiter admitted: every answer from the rate-limit step on carries `RateLimit`, and

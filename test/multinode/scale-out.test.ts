@@ -12,35 +12,8 @@ import { latchkey } from "../helpers/processes.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
+import { type Auth, call, type Reply, statuses } from "./node-calls.js";
 import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
-
-type Headers = { authorization: string };
-
-interface Reply {
-  status: number;
-  body: { code?: string; id?: string; [member: string]: unknown } | undefined;
-  headers: globalThis.Headers;
-}
-
-async function call(node: NodeProcess, method: string, path: string, auth: Headers, body?: unknown) {
-  const response = await fetch(`${node.baseUrl}${path}`, {
-    method,
-    headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? JSON.parse(text) : undefined,
-    headers: response.headers,
-  } as Reply;
-}
-
-function statuses(replies: Reply[]): Record<number, number> {
-  const counts: Record<number, number> = {};
-  for (const { status } of replies) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
-}
 
 function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;
@@ -82,7 +55,7 @@ describeWithServices(["postgres", "redisServer"], "three latchkey nodes, one tru
   });
 
   const hasher = createSecretHasher(undefined);
-  async function newOrganization(): Promise<{ orgId: string; owner: Headers }> {
+  async function newOrganization(): Promise<{ orgId: string; owner: Auth }> {
     const { organization, owner, secret } = await createOrganizationWithOwner(
       { store, hasher, clock: systemClock },
       `org-${randomUUID()}`,
