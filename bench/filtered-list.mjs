@@ -6,7 +6,6 @@
 //   node bench/filtered-list.mjs [--dist <dir>] [--keys 100000] [--calls 30] [--no-postgres]
 //     (run `npm run build` first; PostgreSQL from LATCHKEY_BENCH_POSTGRES_URL, default
 //     postgres://postgres@127.0.0.1:5432/test, in a schema of its own that is dropped at the end)
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,6 +14,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { createBenchSchema } from "./lib/postgres-schema.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +44,7 @@ function keyRecord(orgId, i) {
     orgId,
     apiId: newApiId(),
     secretHash: "ab".repeat(32),
+    secretScheme: "server",
     name: `svc-${String(i).padStart(6, "0")}`,
     description: null,
     enabled: i % 10 !== 0,
@@ -52,9 +53,11 @@ function keyRecord(orgId, i) {
     createdAt: T0 + i,
     updatedAt: T0 + i,
     lastUsedAt: null,
+    leakedAt: null,
     allowedCidrs: null,
     expiresAt: null,
     previousSecretHash: null,
+    previousSecretScheme: "server",
     previousSecretExpiresAt: null,
     metadata: { team: `team-${i % TEAMS}`, env: i % 2 === 0 ? "prod" : "dev", customer: `cust-${i}` },
   };
@@ -240,23 +243,6 @@ await measure(
 
 if (!values["no-postgres"]) {
   const base = process.env.LATCHKEY_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const schema = `lk_bench_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create schema ${schema}`);
-  const url = new URL(base);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  await measure(
-    "PostgreSQL",
-    url.toString(),
-    (orgId) => fillPostgres(url.toString(), orgId),
-    () => admin(`drop schema if exists ${schema} cascade`),
-  );
+  const schema = await createBenchSchema(base);
+  await measure("PostgreSQL", schema.url, (orgId) => fillPostgres(schema.url, orgId), schema.drop);
 }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import { createBenchSchema } from "./lib/postgres-schema.mjs";
 import { benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./servers/ready.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname);
@@ -37,25 +38,12 @@ const { createOrganizationWithOwner } = await load("services/organizations.js");
 const postgresUrl = process.env.SCALE_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const redisUrl = process.env.SCALE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const run = randomBytes(6).toString("hex");
-const schema = `lk_bench_${run}`;
 
-async function admin(statement) {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-await admin(`create schema ${schema}`);
+const schema = await createBenchSchema(postgresUrl, `lk_bench_${run}`);
 const logFile = join(tmpdir(), `latchkey-bench-${run}.log`);
 const logging = await benchLogging(logFile);
-const databaseUrl = new URL(postgresUrl);
-databaseUrl.searchParams.set("options", `-c search_path=${schema}`);
 const config = loadConfig({
-  LATCHKEY_DATABASE_URL: databaseUrl.toString(),
+  LATCHKEY_DATABASE_URL: schema.url,
   LATCHKEY_REDIS_URL: redisUrl,
   LATCHKEY_REDIS_PREFIX: `lk-bench-${run}`,
   ...logging.env,
@@ -74,7 +62,7 @@ app.get("/bench/round-trips", async () => roundTrips);
 await app.listen({ host: "127.0.0.1", port: 0 });
 stopOnSignal(async () => {
   await app.close();
-  await admin(`drop schema if exists ${schema} cascade`);
+  await schema.drop();
   rmSync(logFile, { force: true });
 });
 printReady(app, { "latchkey-pg-redis": { path: `/v1/api-keys/${target.id}`, headers: { authorization } } });
