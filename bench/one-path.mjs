@@ -1,7 +1,9 @@
 // The goals of latchkey's hot routes, in one run: the key read, authorize without and with a credit
 // (SQLite) and the key read on PostgreSQL + Redis, each against a bare Fastify GET route (no logger)
 // measured in the same interleaved rounds, at the default log level `info` (with the access log) and
-// at `warn`. Every server runs in its own process; autocannon, 10 connections. See bench/README.md.
+// at `warn`. A second baseline, the same bare route with the access log alone (servers/bare-logged.mjs),
+// tells what share of the gap is logging one line per request and what is latchkey's own work.
+// Every server runs in its own process; autocannon, 10 connections. See bench/README.md.
 //   npm run build && node bench/one-path.mjs [--duration 10] [--rounds 3] [--warmup 3]
 //     [--levels info,warn] [--compare <other dist>]... [--no-postgres]
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -65,8 +67,12 @@ const watchdog = setTimeout(() => {
 
 try {
   const bare = await startServer(join(here, "servers", "bare.mjs"));
-  servers.push(bare);
-  const targets = [{ name: "bare", target: bare.targets.bare, server: bare }];
+  const bareLogged = await startServer(join(here, "servers", "bare-logged.mjs"));
+  servers.push(bare, bareLogged);
+  const targets = [
+    { name: "bare", target: bare.targets.bare, server: bare },
+    { name: "bare+log", target: bareLogged.targets["bare+log"], server: bareLogged },
+  ];
   // The compared builds at the default level only: an A/B of a change as users run it.
   const variants = builds.flatMap((build, i) =>
     (i === 0 ? levels : ["info"]).map((level) => ({ ...build, level })),
@@ -91,7 +97,7 @@ try {
   await measureInterleaved(targets, { options, load, log });
   for (const server of servers) await server.stop();
 
-  const baseline = targets[0];
+  const [baseline, loggedBaseline] = targets;
   const results = {
     date: new Date().toISOString(),
     command: `node bench/one-path.mjs ${process.argv.slice(2).join(" ")}`.trim(),
@@ -103,8 +109,13 @@ try {
     },
     options: { ...options, ...load, levels },
     bare: { rounds: baseline.rounds.map((round) => round.requestsPerSecond) },
-    targets: targets.slice(1).map(({ name, goal, variant, rounds }) => {
+    bareLogged: {
+      rounds: loggedBaseline.rounds.map((round) => round.requestsPerSecond),
+      ratio: median(perRoundRatios(loggedBaseline.rounds, baseline.rounds)),
+    },
+    targets: targets.slice(2).map(({ name, goal, variant, rounds }) => {
       const perRound = perRoundRatios(rounds, baseline.rounds);
+      const overLogged = perRoundRatios(rounds, loggedBaseline.rounds);
       return {
         name,
         what: goal.name,
@@ -115,6 +126,7 @@ try {
         serverCpuUsPerRequest: median(rounds.map((round) => round.serverCpuUsPerRequest)),
         perRound,
         ratio: median(perRound),
+        ratioToLogged: median(overLogged),
       };
     }),
   };
@@ -144,18 +156,30 @@ function render(results) {
     `${target.level}${target.build === "dist" ? "" : ` ${basename(dirname(target.build))}`}`,
     `${ratio(target.ratio)} (${target.perRound.map(ratio).join(", ")})`,
     `>= ${target.goal}`,
+    ratio(target.ratioToLogged),
     // A round where latchkey outran bare Fastify measured the machine's load, not latchkey.
     target.perRound.some((value) => value > 1) ? "noise" : target.ratio >= target.goal ? "met" : "NOT met",
     target.requestsPerSecond.map(rps).join(", "),
     target.serverCpuUsPerRequest === null ? "n/a" : target.serverCpuUsPerRequest.toFixed(0),
   ]);
   const table = markdownTable(
-    ["route", "log level", "ratio to bare: median (rounds)", "goal", "", "req/s per round", "CPU µs/req"],
-    [false, false, true, false, false, true, true],
+    [
+      "route",
+      "log level",
+      "ratio to bare: median (rounds)",
+      "goal",
+      "to bare+log",
+      "",
+      "req/s per round",
+      "CPU µs/req",
+    ],
+    [false, false, true, false, true, false, true, true],
     rows,
   );
   return [
     `bare Fastify GET, req/s per round: ${results.bare.rounds.map(rps).join(", ")}`,
+    `bare Fastify GET with the access log (bare+log), req/s per round: ` +
+      `${results.bareLogged.rounds.map(rps).join(", ")}; ${ratio(results.bareLogged.ratio)} of bare`,
     "",
     table,
     "",

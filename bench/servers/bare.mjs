@@ -1,19 +1,8 @@
 // The baseline: a bare Fastify 5 route returning a constant JSON document shaped and sized like a key
 // record. No logger, no hooks, no schema: what Node and Fastify cost on this machine, nothing more.
 import Fastify from "fastify";
+import { document } from "./key-document.mjs";
 import { printReady, stopOnSignal } from "./ready.mjs";
-
-const document = {
-  id: "key_0123456789ABCDEFabcdef",
-  api_id: "lkid_0123456789ABCDEFabcdef",
-  name: "bench target",
-  description: "The key the benchmark reads back, with a few permissions.",
-  enabled: true,
-  permissions: ["images:create", "images:read", "templates:read", "api_keys:read"],
-  all_future_permissions: false,
-  created_at: "2026-01-01T00:00:00.000Z",
-  updated_at: "2026-01-01T00:00:00.000Z",
-};
 
 const app = Fastify({ logger: false });
 app.get("/v1/api-keys/:id", async () => document);

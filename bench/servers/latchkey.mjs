@@ -79,12 +79,12 @@ async function addBreakdownRoutes(target, authorization) {
 
   app.get("/bench/plain", async () => record);
   app.get("/bench/auth", async (request) => {
-    const caller = await authenticate(request.headers.authorization, store, hasher);
+    const caller = await authenticate(request.headers.authorization, store, hasher, { now: Date.now() });
     assertHasPermission(caller, policy.permission);
     return record;
   });
   app.get("/bench/auth-limit", async (request) => {
-    const caller = await authenticate(request.headers.authorization, store, hasher);
+    const caller = await authenticate(request.headers.authorization, store, hasher, { now: Date.now() });
     assertHasPermission(caller, policy.permission);
     const decision = await rateLimit.consume(caller.orgId, policy.group);
     if (decision.type !== "allow") throw new Error("bench: rate limited");

@@ -14,10 +14,11 @@ declare module "fastify" {
  * headers a client could send itself.
  */
 export function registerPublicOrigin(app: FastifyInstance, publicUrl: string | undefined): void {
-  app.decorateRequest("publicOrigin", "");
-  app.addHook("onRequest", (request: FastifyRequest, _reply, done) => {
-    request.publicOrigin = publicUrl ?? `${request.protocol}://${request.host}`;
-    done();
+  // A getter, not a hook: only the console and OAuth ask, so no other request pays for working it out.
+  app.decorateRequest("publicOrigin", {
+    getter(this: FastifyRequest) {
+      return publicUrl ?? `${this.protocol}://${this.host}`;
+    },
   });
 }
 
