@@ -62,10 +62,13 @@ export function registerAuditCommand(program: Command): void {
   program
     .command("audit")
     .description(
-      "Show the audit trail of an organization (or, with --deployment, of service tokens), newest first.",
+      "Show the audit trail of an organization (or, with --deployment, of service tokens and console users), newest first.",
     )
     .option("--org <id>", "organization id (org_...)")
-    .option("--deployment", "show the deployment-wide entries (service tokens) instead of an organization's")
+    .option(
+      "--deployment",
+      "show the deployment-wide entries (service tokens, console users) instead of an organization's",
+    )
     .option("--since <time>", "only entries at or after this RFC 3339 time", parseSince)
     .option("--json", "print one JSON array of entries (the shape of GET /v1/audit's data)")
     .action(async (options: AuditOptions) => {

@@ -36,15 +36,15 @@ function prompt(question: string): Promise<string> {
  * a pipe (`printf '%s\n' "$PASSWORD" | latchkey user create ...`). Never a command-line argument:
  * those are visible to every user of the machine (`ps`) and kept in shell histories.
  */
-export async function readNewPassword(): Promise<string> {
+export async function readNewPassword(question = "Password for the new user: "): Promise<string> {
   if (!process.stdin.isTTY) {
     const password = await firstLineOfStdin();
     if (password === "")
       throw new UsageError("no password on standard input: pipe it in, or run at a terminal.");
     return password;
   }
-  const password = await prompt("Password for the new user: ");
+  const password = await prompt(question);
   const again = await prompt("Same password again: ");
-  if (password !== again) throw new UsageError("the two passwords differ; nothing was created.");
+  if (password !== again) throw new UsageError("the two passwords differ; nothing was saved.");
   return password;
 }

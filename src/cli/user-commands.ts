@@ -39,7 +39,7 @@ function withUsers<T>(work: (users: ConsoleUserService, store: ConsoleStore) => 
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** `latchkey user create|list|remove`: the people who sign in to the console (docs/console.md). */
+/** `latchkey user create|list|password|remove`: the people who sign in to the console (docs/console.md). */
 export function registerUserCommands(program: Command): void {
   const user = program
     .command("user")
@@ -134,6 +134,26 @@ export function registerUserCommands(program: Command): void {
             .map((cells) => cells.map(printable)),
           rows.length === 1 ? "1 membership" : `${rows.length} memberships`,
         ),
+      );
+    });
+
+  user
+    .command("password")
+    .description(
+      "Set a console user's password (a forgotten one) and sign out every session of theirs; the password " +
+        "is asked at the terminal or read from standard input (never an argument).",
+    )
+    .requiredOption("--email <email>", "the user's email")
+    .action(async (options: { email: string }) => {
+      await withUsers(async (users, store) => {
+        // Asked only for a user that exists: nobody types a password twice to learn of a typo.
+        if (!(await store.findUserByEmail(options.email.trim())))
+          throw new LatchkeyError("not_found", `No console user with email "${options.email.trim()}".`);
+        const password = await readNewPassword(`New password for ${printable(options.email)}: `);
+        await users.resetPassword({ email: options.email, password });
+      });
+      process.stdout.write(
+        `Set a new password for ${printable(options.email)} and signed out their sessions.\n`,
       );
     });
 

@@ -87,7 +87,7 @@ export function organizationPage(context: PageContext, section: Section, title: 
     html`<header>
         <a class="brand" href="/console">latchkey console</a>
         ${organizationSwitcher(context)}
-        <span class="muted">${signedIn.user.email}</span>
+        <a class="muted" href="/console/account" title="Your account">${signedIn.user.email}</a>
         <form method="post" action="/console/sign-out">
           ${csrfField(signedIn)}<button type="submit">Sign out</button>
         </form>

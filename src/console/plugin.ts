@@ -9,6 +9,7 @@ import { consentPages } from "./pages/oauth-consent.js";
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from "./assets.js";
 import { html } from "./html.js";
 import { plainPage } from "./layout.js";
+import { accountPages } from "./pages/account.js";
 import { auditPages } from "./pages/audit.js";
 import { keyPages } from "./pages/keys.js";
 import { limitPages } from "./pages/limits.js";
@@ -92,6 +93,7 @@ export async function consoleRoutes(
         throw new LatchkeyError("not_found", "No such organization among yours.");
       return reply.redirect(`/console/orgs/${org}/keys`, 303);
     });
+    await scope.register(accountPages, { services, sessions });
     await scope.register(keyPages, services);
     await scope.register(usagePages, services);
     await scope.register(limitPages, services);

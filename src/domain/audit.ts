@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS = [
   "og_config.delete",
   "user.create",
   "user.remove",
+  "user.password.update",
   "membership.create",
   "membership.update",
   "membership.remove",

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
-import { LatchkeyError } from "../domain/errors.js";
+import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { decoyPasswordHash, verifyPassword } from "../domain/passwords.js";
 import type { RateLimiter } from "../ratelimit/rate-limiter.js";
 import type { ConsoleSession, ConsoleStore, ConsoleUser } from "../store/console-store.js";
@@ -39,6 +39,11 @@ export interface ConsoleSessions {
   resolve(token: string | undefined): Promise<SignedIn | undefined>;
   /** Revokes the session; its cookie is refused from then on, on every node. */
   signOut(token: string): Promise<void>;
+  /**
+   * Confirms a signed-in user's current password before a change to their account; attempts count
+   * against the sign-in limits, so the form is no way around them. A wrong one is a 400 naming the field.
+   */
+  confirmPassword(input: { user: ConsoleUser; password: string; address: string }): Promise<void>;
   /** Counts one console request of a user against its own allowance; throws `rate_limited` past it. */
   countAction(userId: string): Promise<void>;
 }
@@ -109,6 +114,13 @@ export function createConsoleSessions(deps: {
       if (!user) return undefined;
       if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await store.touchSession(tokenHash, now);
       return { user, session, csrfToken: createHash("sha256").update(`csrf:${token}`).digest("base64url") };
+    },
+
+    async confirmPassword({ user, password, address }) {
+      await admitAttempt(user.email, address);
+      if (!(await verifyPassword(password, user.passwordHash))) {
+        throw invalidRequest("The current password is wrong; nothing was changed.", "/current_password");
+      }
     },
 
     async signOut(token) {

@@ -1,7 +1,7 @@
 import type { AuditAction, AuditEntry } from "../domain/audit.js";
 import { OPERATOR_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
-import { type ConsoleRole, isConsoleRole } from "../domain/console-roles.js";
+import { type ConsoleRole, isConsoleRole, userActor } from "../domain/console-roles.js";
 import { randomBase62 } from "../domain/credentials.js";
 import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { hashPassword, passwordProblem } from "../domain/passwords.js";
@@ -57,6 +57,16 @@ export interface ConsoleUserService {
   setRole(input: { userId: string; orgId: string; role: string }, actor: string): Promise<void>;
   /** Removes a member by id (the members page). */
   removeMember(input: { userId: string; orgId: string }, actor: string): Promise<void>;
+  /**
+   * The operator sets a user's password (`latchkey user password`, for a forgotten one): every
+   * session of the user is revoked.
+   */
+  resetPassword(input: { email: string; password: string }, actor?: string): Promise<void>;
+  /**
+   * A signed-in user's new password (the account page, after the current one was confirmed): every
+   * other session of theirs is revoked, `keepSession` (the browser that changed it) stays.
+   */
+  changePassword(input: { user: ConsoleUser; password: string; keepSession: string }): Promise<void>;
 }
 
 export function createConsoleUserService(deps: {
@@ -104,6 +114,16 @@ export function createConsoleUserService(deps: {
     );
     if (outcome === "last_owner") throw lastOwner(orgId);
     if (outcome === "absent") throw new LatchkeyError("not_found", `That user is not a member of ${orgId}.`);
+  }
+
+  async function setPassword(user: ConsoleUser, password: string, keepSession: string | null, actor: string) {
+    const problem = passwordProblem(password);
+    if (problem) throw invalidRequest(`The new password ${problem}.`, "/password");
+    // The snapshots name the user only: the trail says a password changed, never anything of it.
+    const audit = entry(actor, "user.password.update", null, user.id, userSnapshot(user), userSnapshot(user));
+    if (!(await store.setPassword(user.id, await hashPassword(password), keepSession, audit))) {
+      throw new LatchkeyError("not_found", `No console user with email "${user.email}".`);
+    }
   }
 
   return {
@@ -172,5 +192,15 @@ export function createConsoleUserService(deps: {
     },
 
     removeMember: ({ userId, orgId }, actor) => removeMember(userId, orgId, actor),
+
+    async resetPassword(input, actor = OPERATOR_ACTOR) {
+      const email = normalizeEmail(input.email);
+      const user = await store.findUserByEmail(email);
+      if (!user) throw new LatchkeyError("not_found", `No console user with email "${email}".`);
+      await setPassword(user, input.password, null, actor);
+    },
+
+    changePassword: ({ user, password, keepSession }) =>
+      setPassword(user, password, keepSession, userActor(user.id)),
   };
 }

@@ -38,7 +38,7 @@ export interface ConsoleSession {
   createdAt: number;
   /** Last request seen, to the minute; the session ends 12 hours after it. */
   lastSeenAt: number;
-  /** Set by signing out or by removing the user; a revoked session is refused. */
+  /** Set by signing out or by a password change elsewhere; a revoked session is refused. */
   revokedAt: number | null;
 }
 
@@ -77,6 +77,17 @@ export interface ConsoleStore {
    * last owner of an organization.
    */
   removeUser(userId: string, audit: AuditEntry): Promise<"removed" | "absent" | "last_owner">;
+  /**
+   * Replaces a user's password hash and revokes every session of theirs except `keepSession` (the
+   * browser that made the change, if any), with the audit entry; false (nothing written) when the
+   * user is gone.
+   */
+  setPassword(
+    userId: string,
+    passwordHash: string,
+    keepSession: string | null,
+    audit: AuditEntry,
+  ): Promise<boolean>;
   insertSession(session: ConsoleSession): Promise<void>;
   findSession(tokenHash: string): Promise<ConsoleSession | undefined>;
   /** Moves `last_seen_at` forward. */

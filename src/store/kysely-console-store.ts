@@ -211,6 +211,26 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
       });
     },
 
+    async setPassword(userId, passwordHash, keepSession, audit) {
+      return db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable("console_users")
+          .set({ password_hash: passwordHash })
+          .where("id", "=", userId)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) return false;
+        let others = trx
+          .updateTable("console_sessions")
+          .set({ revoked_at: audit.at })
+          .where("user_id", "=", userId)
+          .where("revoked_at", "is", null);
+        if (keepSession !== null) others = others.where("token_hash", "!=", keepSession);
+        await others.execute();
+        await insertAuditEntry(trx, audit);
+        return true;
+      });
+    },
+
     async insertSession(session) {
       await db
         .insertInto("console_sessions")

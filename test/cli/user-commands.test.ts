@@ -121,6 +121,52 @@ test("a password is never an argument, a short one is refused, and nothing is cr
   expect((await latchkey(["user", "list", "--json"], env)).stdout.trim()).toBe("[]");
 });
 
+test("user password sets a forgotten password from standard input and signs out every session; an unknown email or a short password changes nothing", async () => {
+  const { env, orgId } = await database();
+  const created = await latchkey(
+    ["user", "create", "--email", "ada@example.com", "--org", orgId, "--role", "owner"],
+    env,
+    `${PASSWORD}\n`,
+  );
+  expect(created.code).toBe(0);
+  const stores = await openStores(env.LATCHKEY_DATABASE_URL);
+  const before = await stores.console.findUserByEmail("ada@example.com");
+  const now = Date.now();
+  await stores.console.insertSession({
+    tokenHash: "a browser",
+    userId: before?.id ?? "",
+    createdAt: now,
+    lastSeenAt: now,
+    revokedAt: null,
+  });
+  await stores.close();
+
+  const NEW_PASSWORD = "a much longer new passphrase";
+  const unknown = await latchkey(
+    ["user", "password", "--email", "bob@example.com"],
+    env,
+    `${NEW_PASSWORD}\n`,
+  );
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('No console user with email "bob@example.com"');
+  const short = await latchkey(["user", "password", "--email", "ada@example.com"], env, "short\n");
+  expect(short.code).toBe(2);
+  expect(short.stderr).toContain("at least 12 characters");
+
+  const reset = await latchkey(["user", "password", "--email", "ADA@example.com"], env, `${NEW_PASSWORD}\n`);
+  expect(reset.code).toBe(0);
+  expect(reset.stdout).toContain("signed out their sessions");
+  expect(reset.stdout + reset.stderr).not.toContain(NEW_PASSWORD);
+
+  const after = await openStores(env.LATCHKEY_DATABASE_URL);
+  const user = await after.console.findUserByEmail("ada@example.com");
+  const session = await after.console.findSession("a browser");
+  await after.close();
+  expect(await verifyPassword(NEW_PASSWORD, user?.passwordHash ?? "")).toBe(true);
+  expect(await verifyPassword(PASSWORD, user?.passwordHash ?? "")).toBe(false);
+  expect(session?.revokedAt).not.toBeNull();
+});
+
 test("user remove takes a membership or the whole user away, but never an organization's last owner", async () => {
   const { env, orgId } = await database();
   for (const [email, role] of [

@@ -15,7 +15,7 @@ describeWithServices(["chromium"], "the console at a phone's and a desktop's wid
   const browser = sharedBrowser(() => chromium);
 
   for (const width of [360, 1440]) {
-    test(`at ${width} px every page fits the width, from sign-in to the first key`, async () => {
+    test(`at ${width} px every page fits the width, from sign-in to the first key and a new password`, async () => {
       const { testApp, base } = await listeningApp();
       const { orgId } = await testApp.createOrganization("acme");
       await consoleUser(testApp, orgId, "owner");
@@ -61,6 +61,13 @@ describeWithServices(["chromium"], "the console at a phone's and a desktop's wid
         await page.goto(`/console/orgs/${orgId}/${section}`);
         await fits(section);
       }
+      await page.getByRole("link", { name: "owner@example.com" }).click();
+      await page.getByLabel("Current password").fill("correct horse battery staple");
+      await page.getByLabel("New password (at least 12 characters)").fill("a much longer new passphrase");
+      await page.getByLabel("New password again").fill("a much longer new passphrase");
+      await fits("account");
+      await page.getByRole("button", { name: "Change password" }).click();
+      await page.getByText("Your password was changed.").waitFor();
     });
   }
 });

@@ -124,6 +124,48 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
     expect(await stores.console.findSession("h2")).toBeUndefined();
     expect(await stores.console.listMemberships()).toEqual([]);
   });
+
+  test("a new password revokes every other session of the user, with its audit entry; an unknown user writes nothing", async () => {
+    const stores = await open();
+    const org = await organization(stores, "org_p");
+    const member = (id: string) => ({ userId: id, orgId: org, role: "owner" as const, createdAt: NOW });
+    await stores.console.insertUser(
+      user("usr_p", "p@example.com"),
+      member("usr_p"),
+      entry("user.create", org, "usr_p"),
+    );
+    await stores.console.insertUser(
+      user("usr_q", "q@example.com"),
+      member("usr_q"),
+      entry("user.create", org, "usr_q"),
+    );
+    const session = (tokenHash: string, userId: string) =>
+      stores.console.insertSession({ tokenHash, userId, createdAt: NOW, lastSeenAt: NOW, revokedAt: null });
+    await session("this", "usr_p");
+    await session("other", "usr_p");
+    await session("someone else's", "usr_q");
+    await stores.console.revokeSession("other", NOW + 1);
+
+    const change = { ...entry("user.password.update", null, "usr_p"), at: NOW + 5_000 };
+    expect(await stores.console.setPassword("usr_p", "scrypt$new", "this", change)).toBe(true);
+    expect((await stores.console.findUserById("usr_p"))?.passwordHash).toBe("scrypt$new");
+    expect((await stores.console.findSession("this"))?.revokedAt).toBeNull();
+    // Revoked earlier: keeps the time it was revoked at.
+    expect((await stores.console.findSession("other"))?.revokedAt).toBe(NOW + 1);
+    expect((await stores.console.findSession("someone else's"))?.revokedAt).toBeNull();
+
+    await session("third", "usr_p");
+    const reset = entry("user.password.update", null, "usr_p");
+    expect(await stores.console.setPassword("usr_p", "scrypt$reset", null, reset)).toBe(true);
+    expect((await stores.console.findSession("this"))?.revokedAt).toBe(NOW);
+    expect((await stores.console.findSession("third"))?.revokedAt).toBe(NOW);
+
+    const ghost = entry("user.password.update", null, "usr_ghost");
+    expect(await stores.console.setPassword("usr_ghost", "scrypt$x", null, ghost)).toBe(false);
+    // Deployment-wide entries: a user belongs to no one organization.
+    const trail = await stores.audit.listAuditEntries({ orgId: null, limit: 10 });
+    expect(trail.map((e) => e.id).sort()).toEqual([change.id, reset.id].sort());
+  });
 }
 
 describe("console store on SQLite", () => {
