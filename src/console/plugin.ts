@@ -74,7 +74,7 @@ export async function consoleRoutes(
 
   serveAsset(app, CONSOLE_SCRIPT, "text/javascript; charset=utf-8");
   serveAsset(app, CONSOLE_STYLE, "text/css; charset=utf-8");
-  await app.register(signInRoutes, sessions);
+  await app.register(signInRoutes, { sessions, metrics: services.metrics });
 
   await app.register(async (scope) => {
     guardSignedInRoutes(scope, sessions);

@@ -32,6 +32,8 @@ export interface LatchkeyMetrics {
   leakedKeys: Counter<"action">;
   /** Keys whose expiry was recorded (once per key, by the node that recorded it). */
   keysExpired: Counter;
+  /** Console sign-in attempts by outcome (`signed_in`, `refused`, `throttled`). */
+  consoleSignIns: Counter<"outcome">;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -137,6 +139,12 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
     keysExpired: new Counter({
       name: "latchkey_keys_expired_total",
       help: "Keys that reached their expiry, counted once per key (at its first refused use or by the sweep).",
+      registers,
+    }),
+    consoleSignIns: new Counter({
+      name: "latchkey_console_sign_ins_total",
+      help: "Console sign-in attempts by outcome (signed_in, refused, throttled).",
+      labelNames: ["outcome"],
       registers,
     }),
   };

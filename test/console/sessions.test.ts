@@ -42,7 +42,7 @@ test("signing in sets an HttpOnly, SameSite=Lax session cookie, and pages carry 
   expect(page.body).not.toMatch(/<script>(?!<\/script>)/);
 });
 
-test("a wrong password and an unknown email get the same 401 page, and nothing signs in", async () => {
+test("a wrong password and an unknown email get the same 401 page, nothing signs in, and each refusal is logged and counted", async () => {
   const { testApp, app, orgId } = await setup();
   await consoleUser(testApp, orgId, "admin");
   const wrong = await signInAttempt(app, "admin@example.com", "not the password at all");
@@ -53,6 +53,22 @@ test("a wrong password and an unknown email get the same 401 page, and nothing s
     expect(response.body).toContain("Wrong email or password.");
   }
   expect(testApp.logs.join("\n")).not.toContain("not the password at all");
+  // Each refusal is a warn line naming the address typed; a password typed as the email never is.
+  const typedInTheWrongField = await signInAttempt(app, "my secret password", "x".repeat(12));
+  expect(typedInTheWrongField.statusCode).toBe(401);
+  const refusals = testApp.logs
+    .map((line) => JSON.parse(line) as { msg?: string; email?: string; level?: number })
+    .filter((line) => line.msg === "console sign-in refused");
+  expect(refusals.map((line) => line.email)).toEqual([
+    "admin@example.com",
+    "nobody@example.com",
+    "(not an email address)",
+  ]);
+  expect(testApp.logs.join("\n")).not.toContain("my secret password");
+  await signIn(app, "admin@example.com");
+  const metrics = (await app.inject({ url: "/metrics" })).body;
+  expect(metrics).toContain('latchkey_console_sign_ins_total{outcome="refused"} 3');
+  expect(metrics).toContain('latchkey_console_sign_ins_total{outcome="signed_in"} 1');
 });
 
 test("a sixth attempt on one account within the window is refused with 429, even with the right password", async () => {

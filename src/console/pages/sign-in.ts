@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { LatchkeyError } from "../../domain/errors.js";
+import type { LatchkeyMetrics } from "../../metrics/metrics.js";
 import type { ConsoleSessions } from "../../services/console-sessions.js";
 import { html } from "../html.js";
 import { plainPage } from "../layout.js";
@@ -26,8 +27,25 @@ function signInForm(next: string, problem?: string, email = "") {
   );
 }
 
+/**
+ * The email of a refused sign-in as the log may show it: only something shaped like an address, since a
+ * password typed into the wrong field must never reach a log line.
+ */
+function loggableEmail(typed: string): string {
+  const email = typed.trim();
+  return /^[^\s@]{1,64}@[^\s@]{1,190}$/.test(email) ? email : "(not an email address)";
+}
+
+/** What is said of each sign-in attempt: a log line for a refused one, and a count of every outcome. */
+interface SignInRecord {
+  sessions: ConsoleSessions;
+  metrics: LatchkeyMetrics | null;
+}
+
 /** `GET|POST /console/sign-in` and `POST /console/sign-out`. */
-export async function signInRoutes(app: FastifyInstance, sessions: ConsoleSessions): Promise<void> {
+export async function signInRoutes(app: FastifyInstance, { sessions, metrics }: SignInRecord): Promise<void> {
+  const count = (outcome: "signed_in" | "refused" | "throttled") => metrics?.consoleSignIns.inc({ outcome });
+
   app.get<{ Querystring: { next?: string } }>("/sign-in", async (request, reply) =>
     reply.type("text/html").send(signInForm(safeNext(request.query.next)).text),
   );
@@ -46,9 +64,15 @@ export async function signInRoutes(app: FastifyInstance, sessions: ConsoleSessio
         address: request.ip,
       });
       setSessionCookie(request, reply, token);
+      count("signed_in");
       return reply.redirect(next, 303);
     } catch (error) {
+      if (error instanceof LatchkeyError && error.code === "rate_limited") count("throttled");
       if (!(error instanceof LatchkeyError) || error.code !== "unauthorized") throw error;
+      count("refused");
+      // A guess is visible to the operator (the limiter bounds these lines: 5 per account, 30 per
+      // address in 15 minutes); the password typed never is.
+      request.log.warn({ email: loggableEmail(email), address: request.ip }, "console sign-in refused");
       return reply
         .code(401)
         .type("text/html")
