@@ -1,5 +1,4 @@
-import type { FastifyInstance } from "fastify";
-import type { Response } from "light-my-request";
+import type { FastifyInstance, LightMyRequestResponse as Response } from "fastify";
 import { expect } from "vitest";
 import type { TestApp } from "./build-test-app.js";
 
