@@ -39,7 +39,10 @@ function withUsers<T>(work: (users: ConsoleUserService, store: ConsoleStore) => 
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** `latchkey user create|list|password|remove`: the people who sign in to the console (docs/console.md). */
+/**
+ * `latchkey user create|list|password|two-factor-off|remove`: the people who sign in to the console
+ * (docs/console.md).
+ */
 export function registerUserCommands(program: Command): void {
   const user = program
     .command("user")
@@ -155,6 +158,17 @@ export function registerUserCommands(program: Command): void {
       process.stdout.write(
         `Set a new password for ${printable(options.email)} and signed out their sessions.\n`,
       );
+    });
+
+  user
+    .command("two-factor-off")
+    .description(
+      "Turn a console user's two-factor sign-in off (a lost phone): they sign in with their password alone.",
+    )
+    .requiredOption("--email <email>", "the user's email")
+    .action(async (options: { email: string }) => {
+      await withUsers((users) => users.resetTwoFactor({ email: options.email }));
+      process.stdout.write(`Two-factor sign-in is off for ${printable(options.email)}.\n`);
     });
 
   user

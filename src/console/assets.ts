@@ -55,6 +55,7 @@ button { font: inherit; padding: .35rem .8rem; cursor: pointer; }
 .notice { padding: .6rem; border-left: 4px solid var(--accent); margin: .6rem 0; }
 .error { padding: .6rem; border-left: 4px solid var(--danger); margin: .6rem 0; }
 .muted { color: var(--muted); }
+.qr svg { width: 12rem; height: 12rem; display: block; }
 .chart { width: 100%; height: auto; max-width: 60rem; }
 .chart .bar { fill: var(--accent); }
 .chart .axis { stroke: var(--muted); }

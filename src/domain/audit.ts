@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   "user.create",
   "user.remove",
   "user.password.update",
+  "user.two_factor.update",
   "membership.create",
   "membership.update",
   "membership.remove",

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
 import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { decoyPasswordHash, verifyPassword } from "../domain/passwords.js";
+import { totpStep } from "../domain/totp.js";
 import type { RateLimiter } from "../ratelimit/rate-limiter.js";
 import type { ConsoleSession, ConsoleStore, ConsoleUser } from "../store/console-store.js";
 
@@ -33,6 +34,8 @@ export interface ConsoleSessions {
   signIn(input: {
     email: string;
     password: string;
+    /** The authenticator's code, for a user with two-factor sign-in on; ignored otherwise. */
+    code?: string;
     address: string;
   }): Promise<{ token: string; user: ConsoleUser }>;
   /** The session a cookie names, or undefined when it is unknown, revoked, idle too long or its user gone. */
@@ -84,12 +87,16 @@ export function createConsoleSessions(deps: {
   }
 
   return {
-    async signIn({ email, password, address }) {
+    async signIn({ email, password, code, address }) {
       await admitAttempt(email, address);
       const user = await store.findUserByEmail(email.trim());
       const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyPasswordHash()));
-      if (!user || !matches) {
-        throw new LatchkeyError("unauthorized", "Wrong email or password.");
+      // One answer for every wrong part, so that a right password is never confirmed without its code.
+      const refused = () => new LatchkeyError("unauthorized", "Wrong email, password or two-factor code.");
+      if (!user || !matches) throw refused();
+      if (user.totpSecret !== null) {
+        const step = totpStep(user.totpSecret, code ?? "", clock.now());
+        if (step === null || !(await store.takeTotpStep(user.id, step))) throw refused();
       }
       const token = randomBytes(32).toString("base64url");
       const now = clock.now();

@@ -5,6 +5,7 @@ import { type ConsoleRole, isConsoleRole, userActor } from "../domain/console-ro
 import { randomBase62 } from "../domain/credentials.js";
 import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { hashPassword, passwordProblem } from "../domain/passwords.js";
+import { isTotpSecret, totpStep } from "../domain/totp.js";
 import type { ConsoleStore, ConsoleUser, Membership, MembershipView } from "../store/console-store.js";
 import type { KeyStore } from "../store/key-store.js";
 import { membershipSnapshot, userSnapshot } from "./audit-snapshots.js";
@@ -67,6 +68,15 @@ export interface ConsoleUserService {
    * other session of theirs is revoked, `keepSession` (the browser that changed it) stays.
    */
   changePassword(input: { user: ConsoleUser; password: string; keepSession: string }): Promise<void>;
+  /**
+   * Turns a user's two-factor sign-in on with the secret their authenticator app took, once `code`
+   * shows the app has it (the account page; the code is then used up).
+   */
+  enableTwoFactor(input: { user: ConsoleUser; secret: string; code: string }): Promise<void>;
+  /** A signed-in user turns their own two-factor sign-in off (the account page). */
+  disableTwoFactor(user: ConsoleUser): Promise<void>;
+  /** The operator turns a user's two-factor sign-in off (`latchkey user two-factor-off`: a lost phone). */
+  resetTwoFactor(input: { email: string }, actor?: string): Promise<void>;
 }
 
 export function createConsoleUserService(deps: {
@@ -116,12 +126,35 @@ export function createConsoleUserService(deps: {
     if (outcome === "absent") throw new LatchkeyError("not_found", `That user is not a member of ${orgId}.`);
   }
 
+  /** The user an operator's command names by email; `not_found` when there is none. */
+  async function userByEmail(typed: string): Promise<ConsoleUser> {
+    const email = normalizeEmail(typed);
+    const user = await store.findUserByEmail(email);
+    if (!user) throw new LatchkeyError("not_found", `No console user with email "${email}".`);
+    return user;
+  }
+
   async function setPassword(user: ConsoleUser, password: string, keepSession: string | null, actor: string) {
     const problem = passwordProblem(password);
     if (problem) throw invalidRequest(`The new password ${problem}.`, "/password");
     // The snapshots name the user only: the trail says a password changed, never anything of it.
     const audit = entry(actor, "user.password.update", null, user.id, userSnapshot(user), userSnapshot(user));
     if (!(await store.setPassword(user.id, await hashPassword(password), keepSession, audit))) {
+      throw new LatchkeyError("not_found", `No console user with email "${user.email}".`);
+    }
+  }
+
+  async function setTotp(user: ConsoleUser, totp: { secret: string; step: number } | null, actor: string) {
+    const snapshot = (on: boolean) => ({ ...userSnapshot(user), two_factor: on });
+    const audit = entry(
+      actor,
+      "user.two_factor.update",
+      null,
+      user.id,
+      snapshot(user.totpSecret !== null),
+      snapshot(totp !== null),
+    );
+    if (!(await store.setTotp(user.id, totp, audit))) {
       throw new LatchkeyError("not_found", `No console user with email "${user.email}".`);
     }
   }
@@ -145,6 +178,7 @@ export function createConsoleUserService(deps: {
         email,
         passwordHash: await hashPassword(password),
         createdAt: now,
+        totpSecret: null,
       };
       const membership: Membership = { userId: user.id, orgId: input.orgId, role, createdAt: now };
       const audit = entry(actor, "user.create", input.orgId, user.id, null, {
@@ -167,8 +201,7 @@ export function createConsoleUserService(deps: {
 
     async remove(input, actor = OPERATOR_ACTOR) {
       const email = normalizeEmail(input.email);
-      const user = await store.findUserByEmail(email);
-      if (!user) throw new LatchkeyError("not_found", `No console user with email "${email}".`);
+      const user = await userByEmail(email);
       if (input.orgId !== undefined) return removeMember(user.id, input.orgId, actor);
       const outcome = await store.removeUser(
         user.id,
@@ -194,13 +227,28 @@ export function createConsoleUserService(deps: {
     removeMember: ({ userId, orgId }, actor) => removeMember(userId, orgId, actor),
 
     async resetPassword(input, actor = OPERATOR_ACTOR) {
-      const email = normalizeEmail(input.email);
-      const user = await store.findUserByEmail(email);
-      if (!user) throw new LatchkeyError("not_found", `No console user with email "${email}".`);
-      await setPassword(user, input.password, null, actor);
+      await setPassword(await userByEmail(input.email), input.password, null, actor);
     },
 
     changePassword: ({ user, password, keepSession }) =>
       setPassword(user, password, keepSession, userActor(user.id)),
+
+    async enableTwoFactor({ user, secret, code }) {
+      if (!isTotpSecret(secret)) throw invalidRequest("That two-factor secret is not one latchkey made.");
+      const step = totpStep(secret, code, clock.now());
+      if (step === null) {
+        throw invalidRequest(
+          "That code does not match: check the app's clock and enter the code it shows now.",
+          "/code",
+        );
+      }
+      await setTotp(user, { secret, step }, userActor(user.id));
+    },
+
+    disableTwoFactor: (user) => setTotp(user, null, userActor(user.id)),
+
+    async resetTwoFactor(input, actor = OPERATOR_ACTOR) {
+      await setTotp(await userByEmail(input.email), null, actor);
+    },
   };
 }

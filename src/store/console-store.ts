@@ -11,6 +11,8 @@ export interface ConsoleUser {
   passwordHash: string;
   /** Epoch milliseconds. */
   createdAt: number;
+  /** The TOTP secret (base32) when two-factor sign-in is on; null while it is off. */
+  totpSecret: string | null;
 }
 
 /** A user's role in one organization. */
@@ -88,6 +90,20 @@ export interface ConsoleStore {
     keepSession: string | null,
     audit: AuditEntry,
   ): Promise<boolean>;
+  /**
+   * Turns two-factor sign-in on with `secret` (its first code accepted at `step`) or off (null), with
+   * the audit entry; false (nothing written) when the user is gone.
+   */
+  setTotp(
+    userId: string,
+    secret: { secret: string; step: number } | null,
+    audit: AuditEntry,
+  ): Promise<boolean>;
+  /**
+   * Takes time step `step` for the user's code: true when no code of that step or a later one was
+   * taken yet (one conditional write, so a code works once across every node).
+   */
+  takeTotpStep(userId: string, step: number): Promise<boolean>;
   insertSession(session: ConsoleSession): Promise<void>;
   findSession(tokenHash: string): Promise<ConsoleSession | undefined>;
   /** Moves `last_seen_at` forward. */

@@ -15,6 +15,7 @@ const toUser = (row: ConsoleUsersTable): ConsoleUser => ({
   email: row.email,
   passwordHash: row.password_hash,
   createdAt: Number(row.created_at),
+  totpSecret: row.totp_secret,
 });
 
 const toMembership = (row: MembershipsTable): Membership => ({
@@ -97,6 +98,8 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
             email: user.email,
             password_hash: user.passwordHash,
             created_at: user.createdAt,
+            totp_secret: user.totpSecret,
+            totp_last_step: null,
           })
           .execute();
         await trx.insertInto("memberships").values(fromMembership(membership)).execute();
@@ -229,6 +232,30 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
         await insertAuditEntry(trx, audit);
         return true;
       });
+    },
+
+    async setTotp(userId, totp, audit) {
+      return db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable("console_users")
+          .set({ totp_secret: totp?.secret ?? null, totp_last_step: totp?.step ?? null })
+          .where("id", "=", userId)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) return false;
+        await insertAuditEntry(trx, audit);
+        return true;
+      });
+    },
+
+    async takeTotpStep(userId, step) {
+      const updated = await db
+        .updateTable("console_users")
+        .set({ totp_last_step: step })
+        .where("id", "=", userId)
+        .where("totp_secret", "is not", null)
+        .where((eb) => eb.or([eb("totp_last_step", "is", null), eb("totp_last_step", "<", step)]))
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
     },
 
     async insertSession(session) {

@@ -171,6 +171,10 @@ export interface ConsoleUsersTable {
   /** scrypt parameters, salt and hash (src/domain/passwords.ts). */
   password_hash: string;
   created_at: number;
+  /** Base32 TOTP secret; null while two-factor is off. */
+  totp_secret: string | null;
+  /** The last time step a code was accepted at (a code works once). */
+  totp_last_step: number | null;
 }
 
 /** A user's role in one organization. */

@@ -167,6 +167,46 @@ test("user password sets a forgotten password from standard input and signs out 
   expect(session?.revokedAt).not.toBeNull();
 });
 
+test("user two-factor-off turns a user's two-factor sign-in off, audited as the operator; an unknown email is exit 1", async () => {
+  const { env, orgId } = await database();
+  const created = await latchkey(
+    ["user", "create", "--email", "ada@example.com", "--org", orgId, "--role", "owner", "--json"],
+    env,
+    `${PASSWORD}\n`,
+  );
+  const userId = (JSON.parse(created.stdout) as { id: string }).id;
+  const stores = await openStores(env.LATCHKEY_DATABASE_URL);
+  const audit = (id: string) => ({
+    id,
+    at: Date.now(),
+    actor: `user:${userId}`,
+    orgId: null,
+    action: "user.two_factor.update" as const,
+    targetId: userId,
+    before: null,
+    after: null,
+  });
+  await stores.console.setTotp(userId, { secret: "A".repeat(32), step: 1 }, audit(`aud_${"0".repeat(22)}`));
+  await stores.close();
+
+  const unknown = await latchkey(["user", "two-factor-off", "--email", "bob@example.com"], env);
+  expect(unknown.code).toBe(1);
+  const off = await latchkey(["user", "two-factor-off", "--email", "Ada@example.com"], env);
+  expect(off.code).toBe(0);
+  expect(off.stdout).toContain("Two-factor sign-in is off for Ada@example.com.");
+
+  const after = await openStores(env.LATCHKEY_DATABASE_URL);
+  const user = await after.console.findUserById(userId);
+  const trail = await after.audit.listAuditEntries({ orgId: null, limit: 5 });
+  await after.close();
+  expect(user?.totpSecret).toBeNull();
+  expect(trail[0]).toMatchObject({
+    action: "user.two_factor.update",
+    actor: "operator",
+    after: { two_factor: false },
+  });
+});
+
 test("user remove takes a membership or the whole user away, but never an organization's last owner", async () => {
   const { env, orgId } = await database();
   for (const [email, role] of [

@@ -190,7 +190,10 @@ describeWithServices(["chromium"], "the console in a real browser", ({ chromium 
       await page.getByLabel("Email").fill("member@example.com");
       await page.getByLabel("Password").fill(`wrong password ${attempt}`);
       await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("alert").filter({ hasText: "Wrong email or password." }).waitFor();
+      await page
+        .getByRole("alert")
+        .filter({ hasText: "Wrong email, password or two-factor code." })
+        .waitFor();
     }
     await page.getByLabel("Email").fill("member@example.com");
     await page.getByLabel("Password").fill("correct horse battery staple");

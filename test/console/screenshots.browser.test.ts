@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, onTestFinished, test } from "vitest";
+import { totpCode } from "../../src/domain/totp.js";
 import { consoleUser } from "../helpers/console-session.js";
 import { listeningApp, sharedBrowser } from "../helpers/console-browser.js";
 import { describeWithServices } from "../helpers/services.js";
@@ -8,14 +9,15 @@ import { describeWithServices } from "../helpers/services.js";
 /** `npm run screenshots` sets this: the pictures of docs/console.md are then written, else only looked at. */
 const WRITE = process.env.LATCHKEY_SCREENSHOTS === "1";
 /** The pages docs/console.md shows, at both widths. */
-const PICTURED = new Set(["create-key", "key-created", "usage", "limits"]);
-const folder = fileURLToPath(new URL("../../docs/images/", import.meta.url));
+const PICTURED = new Set(["create-key", "key-created", "usage", "limits", "two-factor"]);
+const folder =
+  process.env.LATCHKEY_SCREENSHOTS_DIR ?? fileURLToPath(new URL("../../docs/images/", import.meta.url));
 
 describeWithServices(["chromium"], "the console at a phone's and a desktop's width", ({ chromium }) => {
   const browser = sharedBrowser(() => chromium);
 
   for (const width of [360, 1440]) {
-    test(`at ${width} px every page fits the width, from sign-in to the first key and a new password`, async () => {
+    test(`at ${width} px every page fits the width, from sign-in to the first key, a new password and two-factor sign-in`, async () => {
       const { testApp, base } = await listeningApp();
       const { orgId } = await testApp.createOrganization("acme");
       await consoleUser(testApp, orgId, "owner");
@@ -68,6 +70,12 @@ describeWithServices(["chromium"], "the console at a phone's and a desktop's wid
       await fits("account");
       await page.getByRole("button", { name: "Change password" }).click();
       await page.getByText("Your password was changed.").waitFor();
+      await page.getByRole("link", { name: "Turn on two-factor sign-in" }).click();
+      await fits("two-factor");
+      const key = (await page.locator("code.secret").textContent())?.replace(/\s/g, "") ?? "";
+      await page.getByLabel("Code from the app").fill(totpCode(key, Date.now()));
+      await page.getByRole("button", { name: "Turn on" }).click();
+      await page.getByText("Two-factor sign-in is on").waitFor();
     });
   }
 });

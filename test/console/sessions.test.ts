@@ -50,7 +50,7 @@ test("a wrong password and an unknown email get the same 401 page, nothing signs
   for (const response of [wrong, unknown]) {
     expect(response.statusCode).toBe(401);
     expect(response.headers["set-cookie"]).toBeUndefined();
-    expect(response.body).toContain("Wrong email or password.");
+    expect(response.body).toContain("Wrong email, password or two-factor code.");
   }
   expect(testApp.logs.join("\n")).not.toContain("not the password at all");
   // Each refusal is a warn line naming the address typed; a password typed as the email never is.

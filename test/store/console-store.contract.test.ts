@@ -31,6 +31,7 @@ const user = (id: string, email: string) => ({
   email,
   passwordHash: "scrypt$1$1$1$salt$hash",
   createdAt: NOW,
+  totpSecret: null,
 });
 
 /** What every database promises of console users, memberships and sessions. */
@@ -165,6 +166,40 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
     // Deployment-wide entries: a user belongs to no one organization.
     const trail = await stores.audit.listAuditEntries({ orgId: null, limit: 10 });
     expect(trail.map((e) => e.id).sort()).toEqual([change.id, reset.id].sort());
+  });
+
+  test("two-factor: turned on with the step of its first code, each later step taken once, turned off; audited", async () => {
+    const stores = await open();
+    const org = await organization(stores, "org_t");
+    const member = { userId: "usr_t", orgId: org, role: "owner" as const, createdAt: NOW };
+    await stores.console.insertUser(
+      user("usr_t", "t@example.com"),
+      member,
+      entry("user.create", org, "usr_t"),
+    );
+    // Off: no step can be taken.
+    expect(await stores.console.takeTotpStep("usr_t", 100)).toBe(false);
+
+    const on = entry("user.two_factor.update", null, "usr_t");
+    expect(await stores.console.setTotp("usr_t", { secret: "S".repeat(32), step: 100 }, on)).toBe(true);
+    expect((await stores.console.findUserById("usr_t"))?.totpSecret).toBe("S".repeat(32));
+    expect(await stores.console.takeTotpStep("usr_t", 100)).toBe(false);
+    expect(await stores.console.takeTotpStep("usr_t", 99)).toBe(false);
+    expect(await stores.console.takeTotpStep("usr_t", 101)).toBe(true);
+    expect(await stores.console.takeTotpStep("usr_t", 101)).toBe(false);
+    const racing = await Promise.all(
+      [102, 102, 102].map((step) => stores.console.takeTotpStep("usr_t", step)),
+    );
+    expect(racing.filter(Boolean)).toHaveLength(1);
+
+    const off = entry("user.two_factor.update", null, "usr_t");
+    expect(await stores.console.setTotp("usr_t", null, off)).toBe(true);
+    expect((await stores.console.findUserById("usr_t"))?.totpSecret).toBeNull();
+    expect(await stores.console.takeTotpStep("usr_t", 200)).toBe(false);
+    const ghost = entry("user.two_factor.update", null, "usr_ghost");
+    expect(await stores.console.setTotp("usr_ghost", null, ghost)).toBe(false);
+    const trail = await stores.audit.listAuditEntries({ orgId: null, limit: 10 });
+    expect(trail.map((e) => e.id).sort()).toEqual([on.id, off.id].sort());
   });
 }
 

@@ -22,6 +22,15 @@ function signInForm(next: string, problem?: string, email = "") {
         <input id="email" name="email" type="email" autocomplete="username" required value="${email}" />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <label for="code">Two-factor code (only if you turned it on)</label>
+        <input
+          id="code"
+          name="code"
+          type="text"
+          inputmode="numeric"
+          autocomplete="one-time-code"
+          maxlength="8"
+        />
         <p><button type="submit">Sign in</button></p>
       </form>`,
   );
@@ -61,6 +70,7 @@ export async function signInRoutes(app: FastifyInstance, { sessions, metrics }: 
       const { token } = await sessions.signIn({
         email,
         password: form.get("password") ?? "",
+        code: form.get("code") ?? "",
         address: request.ip,
       });
       setSessionCookie(request, reply, token);

@@ -10,6 +10,7 @@ import { keyExpiry } from "./007-key-expiry.js";
 import { leaksAndImports } from "./009-leaks-and-imports.js";
 import { consoleUsers } from "./010-console.js";
 import { mcpOauth } from "./011-mcp-oauth.js";
+import { twoFactor } from "./012-two-factor.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   "009-leaks-and-imports": leaksAndImports,
   "010-console": consoleUsers,
   "011-mcp-oauth": mcpOauth,
+  "012-two-factor": twoFactor,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
