@@ -45,14 +45,17 @@ function loggableEmail(typed: string): string {
   return /^[^\s@]{1,64}@[^\s@]{1,190}$/.test(email) ? email : "(not an email address)";
 }
 
-/** What is said of each sign-in attempt: a log line for a refused one, and a count of every outcome. */
-interface SignInRecord {
+/** The sessions to open, and the metrics that count every attempt's outcome. */
+interface SignInOptions {
   sessions: ConsoleSessions;
   metrics: LatchkeyMetrics | null;
 }
 
 /** `GET|POST /console/sign-in` and `POST /console/sign-out`. */
-export async function signInRoutes(app: FastifyInstance, { sessions, metrics }: SignInRecord): Promise<void> {
+export async function signInRoutes(
+  app: FastifyInstance,
+  { sessions, metrics }: SignInOptions,
+): Promise<void> {
   const count = (outcome: "signed_in" | "refused" | "throttled") => metrics?.consoleSignIns.inc({ outcome });
 
   app.get<{ Querystring: { next?: string } }>("/sign-in", async (request, reply) =>
