@@ -105,6 +105,7 @@ export function registerUserCommands(program: Command): void {
           org_id: m.orgId,
           org_name: m.orgName,
           role: m.role as string | null,
+          two_factor: m.twoFactor,
           created_at: iso(m.createdAt),
         })),
         ...unattached.map((u) => ({
@@ -113,6 +114,7 @@ export function registerUserCommands(program: Command): void {
           org_id: null,
           org_name: null,
           role: null,
+          two_factor: u.totpSecret !== null,
           created_at: iso(u.createdAt),
         })),
       ];
@@ -126,13 +128,14 @@ export function registerUserCommands(program: Command): void {
       }
       process.stdout.write(
         formatTable(
-          ["ID", "EMAIL", "ORGANIZATION", "ROLE"],
+          ["ID", "EMAIL", "ORGANIZATION", "ROLE", "TWO-FACTOR"],
           rows
             .map((row) => [
               row.id,
               row.email,
               row.org_id ? `${row.org_id} (${row.org_name})` : "-",
               row.role ?? "-",
+              row.two_factor ? "on" : "off",
             ])
             .map((cells) => cells.map(printable)),
           rows.length === 1 ? "1 membership" : `${rows.length} memberships`,

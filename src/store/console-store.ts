@@ -30,6 +30,8 @@ export interface MembershipView extends Membership {
   orgName: string;
   /** The user's email. */
   email: string;
+  /** Whether the user signs in with a two-factor code (never the key itself). */
+  twoFactor: boolean;
 }
 
 /** One signed-in browser. */

@@ -52,15 +52,17 @@ function membershipViews(db: Kysely<Database> | Transaction<Database>) {
       "memberships.role",
       "memberships.created_at",
       "console_users.email",
+      "console_users.totp_secret",
       "organizations.name as org_name",
     ]);
 }
 
-type ViewRow = MembershipsTable & { email: string; org_name: string };
+type ViewRow = MembershipsTable & { email: string; org_name: string; totp_secret: string | null };
 const toView = (row: ViewRow): MembershipView => ({
   ...toMembership(row),
   email: row.email,
   orgName: row.org_name,
+  twoFactor: row.totp_secret !== null,
 });
 
 async function ownerCount(trx: Transaction<Database>, orgId: string): Promise<number> {

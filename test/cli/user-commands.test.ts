@@ -72,7 +72,7 @@ test("user create reads the password from standard input, stores only its scrypt
 
   const listed = await latchkey(["user", "list"], env);
   expect(listed.code).toBe(0);
-  expect(listed.stdout).toMatch(/Ada@example\.com\s+org_\S+ \(acme\)\s+admin/);
+  expect(listed.stdout).toMatch(/Ada@example\.com\s+org_\S+ \(acme\)\s+admin\s+off/);
 });
 
 test("a password is never an argument, a short one is refused, and nothing is created", async () => {
@@ -189,6 +189,10 @@ test("user two-factor-off turns a user's two-factor sign-in off, audited as the 
   await stores.console.setTotp(userId, { secret: "A".repeat(32), step: 1 }, audit(`aud_${"0".repeat(22)}`));
   await stores.close();
 
+  const listedOn = JSON.parse((await latchkey(["user", "list", "--json"], env)).stdout) as {
+    two_factor: boolean;
+  }[];
+  expect(listedOn.map((row) => row.two_factor)).toEqual([true]);
   const unknown = await latchkey(["user", "two-factor-off", "--email", "bob@example.com"], env);
   expect(unknown.code).toBe(1);
   const off = await latchkey(["user", "two-factor-off", "--email", "Ada@example.com"], env);
@@ -200,6 +204,9 @@ test("user two-factor-off turns a user's two-factor sign-in off, audited as the 
   const trail = await after.audit.listAuditEntries({ orgId: null, limit: 5 });
   await after.close();
   expect(user?.totpSecret).toBeNull();
+  expect((await latchkey(["user", "list"], env)).stdout).toMatch(
+    /ada@example\.com\s+org_\S+ \(acme\)\s+owner\s+off/,
+  );
   expect(trail[0]).toMatchObject({
     action: "user.two_factor.update",
     actor: "operator",

@@ -103,11 +103,16 @@ test("a wrong first code turns nothing on and shows the same key again; turning 
   expect((await signInWith(app, {})).statusCode).toBe(303);
 });
 
-test("the operator turns a user's two-factor off (a lost phone), and the password alone signs in again", async () => {
-  const { clock, testApp, app } = await setup();
+test("owners see who has two-factor on; the operator turns it off (a lost phone), and the password alone signs in again", async () => {
+  const { clock, testApp, app, orgId } = await setup();
   const browser = await signIn(app, "admin@example.com");
   await turnOn(browser, clock.now());
   expect((await signInWith(app, {})).statusCode).toBe(401);
+  await consoleUser(testApp, orgId, "owner");
+  const owner = await signIn(app, "owner@example.com");
+  const members = (await owner.get(`/console/orgs/${orgId}/members`)).body;
+  expect(members).toMatch(/admin@example\.com<\/td>\s*<td>on<\/td>/);
+  expect(members).toMatch(/owner@example\.com<\/td>\s*<td>off<\/td>/);
   await testApp.services.consoleUsers.resetTwoFactor({ email: "ADMIN@example.com" });
   expect((await signInWith(app, {})).statusCode).toBe(303);
   const { entries } = await testApp.services.audit.list({ orgId: null, count: 10 });

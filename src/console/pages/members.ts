@@ -28,6 +28,7 @@ async function membersPage(services: Services, context: PageContext, problem?: s
         <thead>
           <tr>
             <th scope="col">Email</th>
+            <th scope="col">Two-factor</th>
             <th scope="col">Role</th>
             <th scope="col">Actions</th>
           </tr>
@@ -37,6 +38,7 @@ async function membersPage(services: Services, context: PageContext, problem?: s
             (m) =>
               html`<tr>
                 <td>${m.email}</td>
+                <td>${m.twoFactor ? "on" : "off"}</td>
                 <td>
                   <form class="inline" method="post" action="/console/orgs/${org}/members/${m.userId}">
                     ${csrf}
