@@ -5,7 +5,8 @@
 // tells what share of the gap is logging one line per request and what is latchkey's own work.
 // Every server runs in its own process; autocannon, 10 connections. See bench/README.md.
 //   npm run build && node bench/one-path.mjs [--duration 10] [--rounds 3] [--warmup 3]
-//     [--levels info,warn] [--compare <other dist>]... [--no-postgres]
+//     [--levels info,warn] [--compare <other dist>]... [--no-postgres] [--floor]
+// --floor adds servers/floor.mjs: the key read's least work on bare Fastify, with no latchkey code.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     dist: { type: "string", default: join(repo, "dist") },
     compare: { type: "string", multiple: true, default: [] },
     "no-postgres": { type: "boolean", default: false },
+    floor: { type: "boolean", default: false },
   },
 });
 const options = {
@@ -93,6 +95,17 @@ try {
         });
       }
     }
+  }
+  if (values.floor) {
+    const floor = await startServer(join(here, "servers", "floor.mjs"));
+    servers.push(floor);
+    targets.push({
+      name: "floor",
+      target: floor.targets.floor,
+      server: floor,
+      goal: { name: "floor: the read's least work, no latchkey code", goal: 0.6 },
+      variant: { level: "info", label: "" },
+    });
   }
   await measureInterleaved(targets, { options, load, log });
   for (const server of servers) await server.stop();

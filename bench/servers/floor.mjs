@@ -1,0 +1,108 @@
+// The floor: the least work a key read with latchkey's promises can do, written directly on Fastify
+// with none of latchkey's code, to tell how near the goals any implementation could come on the
+// machine. Per request, as the key read: the access log's line (as bare-logged.mjs), Basic
+// credentials parsed, the key found by api_id in a Map, its secret's SHA-256 compared in constant
+// time, the permission checked, one slot taken in an in-memory sliding window, the record found by id
+// and serialized through a response schema, and the request counted and timed in prom-client. Left
+// out, so the floor is lower than any real implementation: the database and the check that keeps its
+// caches exact, and everything a refusal needs.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Fastify, { LogController } from "fastify";
+import pino from "pino";
+import { Counter, Histogram, Registry } from "prom-client";
+import { document } from "./key-document.mjs";
+import { printReady, stopOnSignal } from "./ready.mjs";
+
+const directory = mkdtempSync(join(tmpdir(), "latchkey-bench-floor-"));
+const app = Fastify({
+  logger: { level: "info", stream: pino.destination({ dest: join(directory, "access.log"), sync: false }) },
+  logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
+});
+
+const sha256 = (text) => createHash("sha256").update(text).digest();
+const secret = randomBytes(24).toString("base64url");
+const caller = {
+  apiId: "lkid_0123456789ABCDEFabcdef",
+  secretHash: sha256(secret),
+  permissions: ["api_keys:read"],
+};
+const callers = new Map([[caller.apiId, caller]]);
+const records = new Map([[document.id, document]]);
+// An exact sliding log: the time of every admitted request of the last minute, oldest first from `head`.
+const window = { quota: 1e9, ms: 60_000, times: [], head: 0 };
+
+const registry = new Registry();
+const requests = new Counter({
+  name: "requests_total",
+  help: "-",
+  labelNames: ["route", "status"],
+  registers: [registry],
+});
+const duration = new Histogram({
+  name: "duration_seconds",
+  help: "-",
+  labelNames: ["route", "status"],
+  registers: [registry],
+});
+
+app.addHook("onResponse", (request, reply, done) => {
+  const labels = { route: request.routeOptions.url, status: String(reply.statusCode) };
+  requests.inc(labels);
+  duration.observe(labels, reply.elapsedTime / 1000);
+  request.log.info(
+    {
+      method: request.method,
+      route: request.routeOptions.url,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
+      organization_id: null,
+    },
+    "request completed",
+  );
+  done();
+});
+
+const schema = {
+  response: {
+    200: {
+      type: "object",
+      properties: Object.fromEntries(
+        Object.entries(document).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? { type: "array", items: { type: "string" } } : { type: typeof value },
+        ]),
+      ),
+    },
+  },
+};
+
+app.get("/v1/api-keys/:id", { schema }, async (request, reply) => {
+  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(request.headers.authorization ?? "");
+  const decoded = match ? Buffer.from(match[1], "base64").toString("utf8") : "";
+  const colon = decoded.indexOf(":");
+  const key = callers.get(decoded.slice(0, colon));
+  if (colon <= 0 || !key || !timingSafeEqual(sha256(decoded.slice(colon + 1)), key.secretHash)) {
+    return reply.code(401).send();
+  }
+  if (!key.permissions.includes("api_keys:read")) return reply.code(403).send();
+  const now = Date.now();
+  while (window.head < window.times.length && window.times[window.head] <= now - window.ms) window.head++;
+  if (window.head > 65_536) {
+    window.times = window.times.slice(window.head);
+    window.head = 0;
+  }
+  if (window.times.length - window.head >= window.quota) return reply.code(429).send();
+  window.times.push(now);
+  return records.get(request.params.id) ?? reply.code(404).send();
+});
+
+await app.listen({ host: "127.0.0.1", port: 0 });
+stopOnSignal(async () => {
+  await app.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+const authorization = `Basic ${Buffer.from(`${caller.apiId}:${secret}`).toString("base64")}`;
+printReady(app, { floor: { path: `/v1/api-keys/${document.id}`, headers: { authorization } } });
