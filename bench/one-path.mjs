@@ -97,15 +97,24 @@ try {
     }
   }
   if (values.floor) {
-    const floor = await startServer(join(here, "servers", "floor.mjs"));
-    servers.push(floor);
-    targets.push({
-      name: "floor",
-      target: floor.targets.floor,
-      server: floor,
-      goal: { name: "floor: the read's least work, no latchkey code", goal: 0.6 },
-      variant: { level: "info", label: "" },
+    const shared = !values["no-postgres"];
+    const floor = await startServer(join(here, "servers", "floor.mjs"), {
+      env: shared ? { BENCH_REDIS_URL: process.env.SCALE_REDIS_URL ?? "redis://127.0.0.1:6379" } : {},
     });
+    servers.push(floor);
+    const floors = [
+      { route: "floor", name: "floor: the read's least work, no latchkey code", goal: 0.6 },
+      ...(shared ? [{ route: "floor+redis", name: "floor with a limit shared in Redis", goal: 0.3 }] : []),
+    ];
+    for (const goal of floors) {
+      targets.push({
+        name: goal.route,
+        target: floor.targets[goal.route],
+        server: floor,
+        goal,
+        variant: { level: "info", label: "" },
+      });
+    }
   }
   await measureInterleaved(targets, { options, load, log });
   for (const server of servers) await server.stop();

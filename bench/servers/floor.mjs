@@ -5,12 +5,14 @@
 // time, the permission checked, one slot taken in an in-memory sliding window, the record found by id
 // and serialized through a response schema, and the request counted and timed in prom-client. Left
 // out, so the floor is lower than any real implementation: the database and the check that keeps its
-// caches exact, and everything a refusal needs.
+// caches exact, and everything a refusal needs. BENCH_REDIS_URL adds the same read with a sliding log
+// shared in Redis (`floor+redis`).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Fastify, { LogController } from "fastify";
+import { Redis } from "ioredis";
 import pino from "pino";
 import { Counter, Histogram, Registry } from "prom-client";
 import { document } from "./key-document.mjs";
@@ -79,15 +81,25 @@ const schema = {
   },
 };
 
-app.get("/v1/api-keys/:id", { schema }, async (request, reply) => {
+/** The caller of a request, after its credentials and permission; null when the reply was sent. */
+function callerOf(request, reply) {
   const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(request.headers.authorization ?? "");
   const decoded = match ? Buffer.from(match[1], "base64").toString("utf8") : "";
   const colon = decoded.indexOf(":");
   const key = callers.get(decoded.slice(0, colon));
   if (colon <= 0 || !key || !timingSafeEqual(sha256(decoded.slice(colon + 1)), key.secretHash)) {
-    return reply.code(401).send();
+    reply.code(401).send();
+    return null;
   }
-  if (!key.permissions.includes("api_keys:read")) return reply.code(403).send();
+  if (!key.permissions.includes("api_keys:read")) {
+    reply.code(403).send();
+    return null;
+  }
+  return key;
+}
+
+app.get("/v1/api-keys/:id", { schema }, async (request, reply) => {
+  if (!callerOf(request, reply)) return reply;
   const now = Date.now();
   while (window.head < window.times.length && window.times[window.head] <= now - window.ms) window.head++;
   if (window.head > 65_536) {
@@ -99,10 +111,39 @@ app.get("/v1/api-keys/:id", { schema }, async (request, reply) => {
   return records.get(request.params.id) ?? reply.code(404).send();
 });
 
+// With BENCH_REDIS_URL, the same read with its slot taken in a sliding log shared in Redis (one
+// script, one round trip), as several nodes need it: the floor of the PostgreSQL + Redis read.
+const redis = process.env.BENCH_REDIS_URL ? new Redis(process.env.BENCH_REDIS_URL) : null;
+const bucket = `latchkey-bench-floor:${randomBytes(6).toString("hex")}`;
+redis?.defineCommand("takeSlot", {
+  numberOfKeys: 1,
+  lua: `redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", ARGV[1] - ARGV[2])
+    if redis.call("ZCARD", KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+    redis.call("ZADD", KEYS[1], ARGV[1], ARGV[4])
+    redis.call("PEXPIRE", KEYS[1], ARGV[2])
+    return 1`,
+});
+let sequence = 0;
+app.get("/shared/v1/api-keys/:id", { schema }, async (request, reply) => {
+  if (!callerOf(request, reply)) return reply;
+  const now = Date.now();
+  if (!(await redis.takeSlot(bucket, now, window.ms, window.quota, `${now}-${sequence++}`))) {
+    return reply.code(429).send();
+  }
+  return records.get(request.params.id) ?? reply.code(404).send();
+});
+
 await app.listen({ host: "127.0.0.1", port: 0 });
 stopOnSignal(async () => {
   await app.close();
+  await redis?.del(bucket);
+  redis?.disconnect();
   rmSync(directory, { recursive: true, force: true });
 });
 const authorization = `Basic ${Buffer.from(`${caller.apiId}:${secret}`).toString("base64")}`;
-printReady(app, { floor: { path: `/v1/api-keys/${document.id}`, headers: { authorization } } });
+printReady(app, {
+  floor: { path: `/v1/api-keys/${document.id}`, headers: { authorization } },
+  ...(redis
+    ? { "floor+redis": { path: `/shared/v1/api-keys/${document.id}`, headers: { authorization } } }
+    : {}),
+});
