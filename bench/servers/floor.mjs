@@ -8,21 +8,13 @@
 // caches exact, and everything a refusal needs. BENCH_REDIS_URL adds the same read with a sliding log
 // shared in Redis (`floor+redis`).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import Fastify, { LogController } from "fastify";
 import { Redis } from "ioredis";
-import pino from "pino";
 import { Counter, Histogram, Registry } from "prom-client";
 import { document } from "./key-document.mjs";
+import { loggedFastify } from "./logged-fastify.mjs";
 import { printReady, stopOnSignal } from "./ready.mjs";
 
-const directory = mkdtempSync(join(tmpdir(), "latchkey-bench-floor-"));
-const app = Fastify({
-  logger: { level: "info", stream: pino.destination({ dest: join(directory, "access.log"), sync: false }) },
-  logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
-});
+const { app, close } = loggedFastify("floor");
 
 const sha256 = (text) => createHash("sha256").update(text).digest();
 const secret = randomBytes(24).toString("base64url");
@@ -54,16 +46,6 @@ app.addHook("onResponse", (request, reply, done) => {
   const labels = { route: request.routeOptions.url, status: String(reply.statusCode) };
   requests.inc(labels);
   duration.observe(labels, reply.elapsedTime / 1000);
-  request.log.info(
-    {
-      method: request.method,
-      route: request.routeOptions.url,
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
-      organization_id: null,
-    },
-    "request completed",
-  );
   done();
 });
 
@@ -135,10 +117,9 @@ app.get("/shared/v1/api-keys/:id", { schema }, async (request, reply) => {
 
 await app.listen({ host: "127.0.0.1", port: 0 });
 stopOnSignal(async () => {
-  await app.close();
+  await close();
   await redis?.del(bucket);
   redis?.disconnect();
-  rmSync(directory, { recursive: true, force: true });
 });
 const authorization = `Basic ${Buffer.from(`${caller.apiId}:${secret}`).toString("base64")}`;
 printReady(app, {
