@@ -1,9 +1,8 @@
-import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { expectChangeSeenAtOnce } from "../helpers/change-under-load.js";
 import { freePort } from "../helpers/redis-server.js";
-import { latchkey, type ServerProcess, startServer, tempDir } from "../helpers/processes.js";
+import { latchkey, type ServerProcess, sqliteOrganization, startServer } from "../helpers/processes.js";
 
 const REPETITIONS = 8;
 
@@ -18,23 +17,11 @@ async function json(response: Response): Promise<Record<string, unknown>> {
  */
 describe("exact caches over one SQLite file shared by two servers and the CLI", () => {
   async function setUp() {
-    const env = {
-      LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
-      LATCHKEY_BOOTSTRAP: "off",
-    };
-    const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], env);
-    const created = JSON.parse(stdout) as {
-      organization: { id: string };
-      key: { api_id: string; api_key: string };
-    };
-    const orgId = created.organization.id;
-    for (const group of ["api-key:read", "api-key:write"]) {
-      await latchkey(["org", "limits", "--org", orgId, "--group", group, "--quota", "1000000"], env);
-    }
+    const { env, orgId, owner } = await sqliteOrganization();
     const servers: ServerProcess[] = [];
     for (let i = 0; i < 2; i++) servers.push(await startServer(env, await freePort()));
     const [a, b] = servers as [ServerProcess, ServerProcess];
-    return { env, orgId, owner: basicAuth(created.key.api_id, created.key.api_key), a, b };
+    return { env, orgId, owner: basicAuth(owner.apiId, owner.secret), a, b };
   }
 
   test(`a key disabled through server B is refused by server A on the next request (${REPETITIONS} times)`, async () => {
