@@ -1,10 +1,22 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Page } from "playwright-core";
 import { expect, onTestFinished, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { consoleUser } from "../helpers/console-session.js";
 import { listeningApp, openConsole, sharedBrowser, signInWithForm } from "../helpers/console-browser.js";
 import { describeWithServices } from "../helpers/services.js";
+
+/** Presses the page's copy button and reads back what reached the clipboard. */
+async function copiedSecret(page: Page): Promise<string> {
+  await page.getByRole("button", { name: "Copy secret" }).click();
+  await page.getByText("Copied.").waitFor();
+  return page.evaluate(() =>
+    (
+      globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+    ).navigator.clipboard.readText(),
+  );
+}
 
 async function organizationWithPeople() {
   const { testApp, base } = await listeningApp();
@@ -71,14 +83,7 @@ describeWithServices(["chromium"], "the console in a real browser", ({ chromium 
     await page.getByRole("heading", { name: "Key created" }).waitFor();
     const secret = (await page.locator("#secret").textContent())?.trim() ?? "";
     expect(secret).toMatch(/^lksk_/);
-    await page.getByRole("button", { name: "Copy secret" }).click();
-    await page.getByText("Copied.").waitFor();
-    const clipboard = await page.evaluate(() =>
-      (
-        globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
-      ).navigator.clipboard.readText(),
-    );
-    expect(clipboard).toBe(secret);
+    expect(await copiedSecret(page)).toBe(secret);
 
     for (const url of [`/console/orgs/${orgId}/keys`]) {
       await page.goto(url);
@@ -124,14 +129,7 @@ describeWithServices(["chromium"], "the console in a real browser", ({ chromium 
     expect(secret).toMatch(/^lksk_/);
     expect(secret).not.toBe(first);
     await page.getByText("The previous secret works until").waitFor();
-    await page.getByRole("button", { name: "Copy secret" }).click();
-    await page.getByText("Copied.").waitFor();
-    const clipboard = await page.evaluate(() =>
-      (
-        globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
-      ).navigator.clipboard.readText(),
-    );
-    expect(clipboard).toBe(secret);
+    expect(await copiedSecret(page)).toBe(secret);
     for (const one of [secret, first]) {
       const usage = await testApp.app.inject({ url: "/v1/usage", headers: basicAuth(apiId, one) });
       expect(usage.statusCode).toBe(200);

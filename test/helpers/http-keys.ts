@@ -93,3 +93,18 @@ export function withoutLastUse(record: Record<string, unknown>): Record<string, 
 
 /** A syntactically valid key id that was never issued. */
 export const UNKNOWN_KEY_ID = "key_0000000000000000000000";
+
+/**
+ * Creates a key over REST as `owner` (`POST /v1/api-keys`), for suites whose point is the create
+ * itself: the response, its body and Basic credentials of the new key (meaningless when refused).
+ */
+export async function postKey(testApp: TestApp, owner: TestKey, payload: Record<string, unknown>) {
+  const response = await testApp.app.inject({
+    method: "POST",
+    url: "/v1/api-keys",
+    headers: owner.headers,
+    payload,
+  });
+  const body = response.json();
+  return { response, body, headers: basicAuth(body.api_id, body.api_key) };
+}

@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { changeOrganizationLimits } from "../../src/services/organization-limits.js";
 import { basicAuth, fakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { sampleValue } from "../helpers/metrics-page.js";
+import { postKey } from "../helpers/http-keys.js";
 import { platformApp } from "../helpers/platform.js";
 
 /** Key expiry (docs/key-lifecycle.md) through every surface, with a fake clock. */
@@ -22,20 +23,6 @@ async function setup() {
   return { ...platform, clock };
 }
 
-async function createKey(testApp: TestApp, owner: TestKey, payload: Record<string, unknown>) {
-  const response = await testApp.app.inject({
-    method: "POST",
-    url: "/v1/api-keys",
-    headers: owner.headers,
-    payload,
-  });
-  return {
-    response,
-    body: response.json(),
-    headers: basicAuth(response.json().api_id, response.json().api_key),
-  };
-}
-
 const update = (testApp: TestApp, owner: TestKey, id: string, payload: Record<string, unknown>) =>
   testApp.app.inject({ method: "POST", url: `/v1/api-keys/${id}`, headers: owner.headers, payload });
 
@@ -45,7 +32,7 @@ const read = (testApp: TestApp, headers: Record<string, string>, id: string) =>
 describe("an expiring key", () => {
   test("works until expires_at and is refused from that millisecond on, on every surface, like any bad credential", async () => {
     const { testApp, owner, clock, authorize, serviceToken } = await setup();
-    const { body, headers } = await createKey(testApp, owner, {
+    const { body, headers } = await postKey(testApp, owner, {
       name: "short-lived",
       permissions: ["api_keys:read", "images:read"],
       expires_at: iso(T0 + HOUR),
@@ -105,7 +92,7 @@ describe("an expiring key", () => {
 
   test("lists and reads mark it expired; keys without an expiry carry expires_at null", async () => {
     const { testApp, owner, clock } = await setup();
-    const { body } = await createKey(testApp, owner, { permissions: [], expires_at: iso(T0 + HOUR) });
+    const { body } = await postKey(testApp, owner, { permissions: [], expires_at: iso(T0 + HOUR) });
     clock.advance(HOUR);
     const list = await testApp.app.inject({ method: "GET", url: "/v1/api-keys", headers: owner.headers });
     const records = list.json().data as Array<Record<string, unknown>>;
@@ -122,11 +109,11 @@ describe("an expiring key", () => {
 
   test("its expiry is recorded once, in the audit trail and the metric, whether a use or the sweep comes first", async () => {
     const { testApp, owner, clock } = await setup();
-    const first = await createKey(testApp, owner, {
+    const first = await postKey(testApp, owner, {
       permissions: ["api_keys:read"],
       expires_at: iso(T0 + HOUR),
     });
-    const second = await createKey(testApp, owner, { permissions: [], expires_at: iso(T0 + HOUR) });
+    const second = await postKey(testApp, owner, { permissions: [], expires_at: iso(T0 + HOUR) });
     clock.advance(HOUR + 1);
     for (let i = 0; i < 3; i++)
       expect((await read(testApp, first.headers, first.body.id)).statusCode).toBe(401);
@@ -151,7 +138,7 @@ describe("an expiring key", () => {
 describe("updates keep, or bring forward, an expiry", () => {
   test("an update that omits expires_at (an official hcti.io client) keeps it", async () => {
     const { testApp, owner } = await setup();
-    const { body } = await createKey(testApp, owner, { permissions: [], expires_at: iso(T0 + HOUR) });
+    const { body } = await postKey(testApp, owner, { permissions: [], expires_at: iso(T0 + HOUR) });
     const updated = await update(testApp, owner, body.id, { name: "renamed", permissions: ["usage:read"] });
     expect(updated.statusCode).toBe(200);
     expect(updated.json()).toMatchObject({ name: "renamed", expires_at: iso(T0 + HOUR) });
@@ -159,12 +146,12 @@ describe("updates keep, or bring forward, an expiry", () => {
 
   test("an update may bring it forward, or give a key without one an expiry, or resend the same value", async () => {
     const { testApp, owner } = await setup();
-    const { body } = await createKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 2 * HOUR) });
+    const { body } = await postKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 2 * HOUR) });
     const same = await update(testApp, owner, body.id, { permissions: [], expires_at: iso(T0 + 2 * HOUR) });
     expect(same.json()).toMatchObject({ expires_at: iso(T0 + 2 * HOUR) });
     const sooner = await update(testApp, owner, body.id, { permissions: [], expires_at: iso(T0 + HOUR) });
     expect(sooner.json()).toMatchObject({ expires_at: iso(T0 + HOUR) });
-    const forever = await createKey(testApp, owner, { permissions: [] });
+    const forever = await postKey(testApp, owner, { permissions: [] });
     const given = await update(testApp, owner, forever.body.id, {
       permissions: [],
       expires_at: iso(T0 + HOUR),
@@ -190,7 +177,7 @@ describe("updates keep, or bring forward, an expiry", () => {
     ["a number", 1_900_000_000, "string"],
   ])("%s is a 400 naming expires_at, and nothing is stored", async (_label, value, message) => {
     const { testApp, owner } = await setup();
-    const { body } = await createKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 2 * HOUR) });
+    const { body } = await postKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 2 * HOUR) });
     const before = (await read(testApp, owner.headers, body.id)).json();
     const response = await update(testApp, owner, body.id, {
       name: "changed",
@@ -209,7 +196,7 @@ describe("updates keep, or bring forward, an expiry", () => {
 
   test("a create with an expiry in the past is a 400 naming expires_at, and no key is made", async () => {
     const { testApp, owner } = await setup();
-    const response = (await createKey(testApp, owner, { permissions: [], expires_at: iso(T0) })).response;
+    const response = (await postKey(testApp, owner, { permissions: [], expires_at: iso(T0) })).response;
     expect(response.statusCode).toBe(400);
     expect(response.json().validation_errors).toEqual([{ path: "/expires_at", message: expect.any(String) }]);
     const list = await testApp.app.inject({ method: "GET", url: "/v1/api-keys", headers: owner.headers });
@@ -221,16 +208,16 @@ describe("the organization's longest key lifetime", () => {
   test("a create without expires_at gets created_at + the maximum; a later one is a 400", async () => {
     const { testApp, owner, clock } = await setup();
     await changeOrganizationLimits(testApp.services, owner.orgId, { maxKeyLifetimeDays: 30 });
-    const defaulted = await createKey(testApp, owner, { permissions: [] });
+    const defaulted = await postKey(testApp, owner, { permissions: [] });
     expect(defaulted.body.expires_at).toBe(iso(T0 + 30 * 24 * HOUR));
-    const within = await createKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 24 * HOUR) });
+    const within = await postKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 24 * HOUR) });
     expect(within.body.expires_at).toBe(iso(T0 + 24 * HOUR));
     clock.advance(1);
-    const later = await createKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 31 * 24 * HOUR) });
+    const later = await postKey(testApp, owner, { permissions: [], expires_at: iso(T0 + 31 * 24 * HOUR) });
     expect(later.response.statusCode).toBe(400);
     expect(later.response.json().message).toContain("30 days");
     expect(later.response.json().validation_errors[0].path).toBe("/expires_at");
     await changeOrganizationLimits(testApp.services, owner.orgId, { maxKeyLifetimeDays: null });
-    expect((await createKey(testApp, owner, { permissions: [] })).body.expires_at).toBeNull();
+    expect((await postKey(testApp, owner, { permissions: [] })).body.expires_at).toBeNull();
   });
 });

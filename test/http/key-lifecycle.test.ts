@@ -1,18 +1,13 @@
 import { expect, test } from "vitest";
-import { basicAuth, fakeClock, type TestApp, type TestKey, ownerApp } from "../helpers/build-test-app.js";
+import { fakeClock, type TestApp, type TestKey, ownerApp } from "../helpers/build-test-app.js";
+import { postKey } from "../helpers/http-keys.js";
 
 /** The states and transitions of a key (spec "States and transitions"), through every endpoint. */
 
 async function createKey(testApp: TestApp, owner: TestKey, payload: Record<string, unknown>) {
-  const response = await testApp.app.inject({
-    method: "POST",
-    url: "/v1/api-keys",
-    headers: owner.headers,
-    payload,
-  });
-  expect(response.statusCode).toBe(200);
-  const body = response.json();
-  return { body, headers: basicAuth(body.api_id, body.api_key) };
+  const created = await postKey(testApp, owner, payload);
+  expect(created.response.statusCode).toBe(200);
+  return created;
 }
 
 const get = (testApp: TestApp, headers: Record<string, string>, id: string) =>
