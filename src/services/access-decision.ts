@@ -1,7 +1,6 @@
 import type { BlockList } from "node:net";
 import { clientAddress, type ClientOrigin } from "../domain/client-address.js";
 import type { SecretHasher } from "../domain/credentials.js";
-import { isExpired, secretWorks } from "../domain/key-lifecycle.js";
 import { LatchkeyError } from "../domain/errors.js";
 import { ipNotAllowed, networksAllow } from "../domain/networks.js";
 import { grantAllows, type Permission } from "../domain/permissions.js";
@@ -10,7 +9,7 @@ import { type RateLimitGroup, rateLimitMessage } from "../domain/rate-limit-grou
 import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import type { CallerCache } from "../cache/coherence.js";
-import { authenticate, parseBasicCredentials } from "./authenticate.js";
+import { authenticate, credentialVerdict, parseBasicCredentials } from "./authenticate.js";
 import type { CreditLedger, CreditOutcome } from "./credits.js";
 import type { LastUseRecorder } from "./last-use.js";
 import { missingPermission } from "./operations.js";
@@ -210,13 +209,12 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     const entry = credentials && deps.callers?.peek(credentials.apiId);
     if (!credentials || !entry) return undefined;
     const { key, version } = entry;
-    const at = now();
+    const verdict = credentialVerdict(key, credentials.secret, now(), hasher);
     // A secret changes only by a roll, which moves the version: a mismatch goes the ordinary way (to
     // its 401, or to the key read again after a roll), entry kept.
-    if (!secretWorks(key, credentials.secret, at, hasher)) return undefined;
+    if (verdict === "wrong_secret") return undefined;
     if (
-      key.enabled &&
-      !isExpired(key, at) &&
+      verdict === "accepted" &&
       fromAllowedNetwork(key, request.client) &&
       grantAllows(key, request.permission)
     ) {

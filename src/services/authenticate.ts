@@ -37,6 +37,21 @@ export interface AuthenticationMoment {
 }
 
 /**
+ * What a key says to a secret at time `now`: accepted; a wrong secret; disabled; or expired (the right
+ * secret, too late: worth recording). Every path that accepts a caller, cached or read, asks this.
+ */
+export function credentialVerdict(
+  key: ApiKeyRecord,
+  secret: string,
+  now: number,
+  hasher: Pick<SecretHasher, "matches">,
+): "accepted" | "wrong_secret" | "disabled" | "expired" {
+  if (!secretWorks(key, secret, now, hasher)) return "wrong_secret";
+  if (!key.enabled) return "disabled";
+  return isExpired(key, now) ? "expired" : "accepted";
+}
+
+/**
  * Resolves the calling key from its Basic credentials. The store may serve the key from an exact cache
  * (src/cache/exact-cache.ts: only while no write has happened since it was read), so a key disabled on
  * any node or by any process is refused on the very next request everywhere. Expiry is a matter of
@@ -55,10 +70,8 @@ export async function authenticate(
     hasher.matches(credentials.secret, DECOY_HASH);
     throw unauthorized();
   }
-  if (!secretWorks(key, credentials.secret, moment.now, hasher) || !key.enabled) throw unauthorized();
-  if (isExpired(key, moment.now)) {
-    moment.onExpired?.(key);
-    throw unauthorized();
-  }
+  const verdict = credentialVerdict(key, credentials.secret, moment.now, hasher);
+  if (verdict === "expired") moment.onExpired?.(key);
+  if (verdict !== "accepted") throw unauthorized();
   return key;
 }
