@@ -6,7 +6,7 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
-import { parseScanningKeys, type ScanningKeys } from "./domain/github-signature.js";
+import { parseScanningKeys } from "./domain/github-signature.js";
 import { blockListOf } from "./domain/networks.js";
 import { registerAccessLog, registerRequestReceivedLog } from "./http/access-log.js";
 import { registerErrorHandling } from "./http/error-handler.js";
@@ -266,32 +266,27 @@ const EXPIRY_SWEEP_INTERVAL_MS = 60_000;
 /** Every request's id (`X-Request-Id`, `request_id` in the logs). */
 const newRequestId = () => randomUUID();
 
-/** The forward-auth route table; a bad file stops the start with a message naming its line. */
-function loadRouteTable(path: string | undefined): RouteTable {
-  if (!path) return EMPTY_ROUTE_TABLE;
+/**
+ * A file named by a setting, read and parsed at start: one that cannot be read or parsed stops the
+ * start with a message naming the setting, the file and (from `parse`) the line.
+ */
+function loadSettingFile<T>(setting: string, path: string, parse: (text: string, source: string) => T): T {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new Error(`LATCHKEY_ROUTES: cannot read ${path}: ${(error as Error).message}`);
+    throw new Error(`${setting}: cannot read ${path}: ${(error as Error).message}`);
   }
-  return parseRouteTable(text, `LATCHKEY_ROUTES ${path}`);
-}
-
-/** GitHub's secret scanning keys; a bad file stops the start with a message naming it. */
-function loadScanningKeys(path: string): ScanningKeys {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new Error(`LATCHKEY_SECRET_SCANNING_KEYS: cannot read ${path}: ${(error as Error).message}`);
-  }
-  return parseScanningKeys(text, `LATCHKEY_SECRET_SCANNING_KEYS ${path}`);
+  return parse(text, `${setting} ${path}`);
 }
 
 export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
-  const routeTable = loadRouteTable(config.routesFile);
-  const scanningKeys = config.secretScanningKeysFile && loadScanningKeys(config.secretScanningKeysFile);
+  const routeTable = config.routesFile
+    ? loadSettingFile("LATCHKEY_ROUTES", config.routesFile, parseRouteTable)
+    : EMPTY_ROUTE_TABLE;
+  const scanningKeys =
+    config.secretScanningKeysFile &&
+    loadSettingFile("LATCHKEY_SECRET_SCANNING_KEYS", config.secretScanningKeysFile, parseScanningKeys);
   const logger = loggerOptions(config, logStream);
   const app = Fastify({
     logger: logger.options,
