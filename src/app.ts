@@ -365,7 +365,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
       clock: services.clock,
       namespace: config.redisPrefix,
     });
-    await app.register(consoleRoutes, { prefix: "/console", services, sessions, oauth: services.mcpOauth });
+    await app.register(consoleRoutes, { prefix: "/console", services, sessions });
     await app.register(oauthRoutes, { oauth: services.mcpOauth });
   }
   if (scanningKeys) await app.register(secretScanningRoutes, { keys: scanningKeys, leaks: services.leaks });

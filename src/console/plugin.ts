@@ -3,7 +3,6 @@ import type { Services } from "../app.js";
 import { LatchkeyError } from "../domain/errors.js";
 import { toLatchkeyError } from "../http/error-handler.js";
 import type { ConsoleSessions } from "../services/console-sessions.js";
-import type { McpOauth } from "../services/mcp-oauth.js";
 import { connectionPages } from "./pages/connections.js";
 import { consentPages } from "./pages/oauth-consent.js";
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from "./assets.js";
@@ -47,9 +46,9 @@ function serveAsset(app: FastifyInstance, asset: { path: string; body: string },
  */
 export async function consoleRoutes(
   app: FastifyInstance,
-  options: { services: Services; sessions: ConsoleSessions; oauth: McpOauth },
+  options: { services: Services; sessions: ConsoleSessions },
 ): Promise<void> {
-  const { services, sessions, oauth } = options;
+  const { services, sessions } = options;
   // Pages for people, not operations of the API: kept out of the OpenAPI document.
   app.addHook("onRoute", (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -99,7 +98,7 @@ export async function consoleRoutes(
     await scope.register(limitPages, services);
     await scope.register(auditPages, services);
     await scope.register(memberPages, services);
-    await scope.register(connectionPages, { services, oauth });
-    await scope.register(consentPages, { services, oauth });
+    await scope.register(connectionPages, services);
+    await scope.register(consentPages, services);
   });
 }

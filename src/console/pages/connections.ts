@@ -1,19 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import type { Services } from "../../app.js";
 import { canManageKeys, userActor } from "../../domain/console-roles.js";
-import type { McpOauth } from "../../services/mcp-oauth.js";
 import { html } from "../html.js";
 import { confirmedActionForm, organizationPage } from "../layout.js";
 import { assertCanManageKeys, pageContext } from "../page-context.js";
-
-const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+import { when } from "../times.js";
 
 /** MCP connections made over OAuth: listed for every member, revoked by owners and admins. */
-export async function connectionPages(
-  app: FastifyInstance,
-  options: { services: Services; oauth: McpOauth },
-): Promise<void> {
-  const { services, oauth } = options;
+export async function connectionPages(app: FastifyInstance, services: Services): Promise<void> {
+  const oauth = services.mcpOauth;
 
   app.get<{ Params: { orgId: string }; Querystring: { notice?: string } }>(
     "/orgs/:orgId/connections",

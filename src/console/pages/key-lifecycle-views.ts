@@ -3,14 +3,8 @@ import type { ApiKeyRecord } from "../../store/key-store.js";
 import { type Html, html } from "../html.js";
 import type { KeyFormValues } from "../key-form.js";
 import { csrfField, type PageContext } from "../layout.js";
+import { toTheSecond, when } from "../times.js";
 import { secretOnce } from "./secret-once.js";
-
-/** A time as the console shows it: UTC, to the minute. */
-export const when = (ms: number | null) =>
-  ms === null ? "never" : new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
-
-/** A time to the second, for a roll's overlap (which may be a few seconds). */
-const toTheSecond = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC";
 
 /** enabled or disabled, then "expired" and "leaked" when they apply: what the list and key page say. */
 export function keyStatus(key: ApiKeyRecord, now: number): string {

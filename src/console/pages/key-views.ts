@@ -10,8 +10,8 @@ import {
   lifecycleFields,
   rollForm,
   type RollProblem,
-  when,
 } from "./key-lifecycle-views.js";
+import { when } from "../times.js";
 import { secretOnce } from "./secret-once.js";
 
 /** Permissions grouped by family (`images`, `templates`, ...) for the picker. */

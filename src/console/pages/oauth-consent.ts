@@ -2,11 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Services } from "../../app.js";
 import { canManageKeys } from "../../domain/console-roles.js";
 import { LatchkeyError } from "../../domain/errors.js";
-import {
-  type AuthorizationRequest,
-  CONNECTION_PERMISSIONS,
-  type McpOauth,
-} from "../../services/mcp-oauth.js";
+import { type AuthorizationRequest, CONNECTION_PERMISSIONS } from "../../services/mcp-oauth.js";
 import { mcpResourceOf, originOf } from "../../oauth/routes.js";
 import { html } from "../html.js";
 import { csrfField, plainPage } from "../layout.js";
@@ -42,11 +38,8 @@ function redirectWith(request: AuthorizationRequest, issuer: string, fields: Rec
 }
 
 /** The consent page: which organization and which permissions this MCP client's connection gets. */
-export async function consentPages(
-  app: FastifyInstance,
-  options: { services: Services; oauth: McpOauth },
-): Promise<void> {
-  const { services, oauth } = options;
+export async function consentPages(app: FastifyInstance, services: Services): Promise<void> {
+  const oauth = services.mcpOauth;
 
   async function organizations(request: FastifyRequest) {
     const all = await services.consoleStore.membershipsOf(signedIn(request).user.id);
