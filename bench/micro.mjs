@@ -52,7 +52,7 @@ const kyselyCached = new Kysely({ dialect: new SqliteDialect({ database: caching
 const selectByApiId = (db) =>
   db.selectFrom("api_keys").selectAll().where("api_id", "=", owner.apiId).executeTakeFirst();
 const serialize = fastJson(KeyRecord);
-const record = toKeyResponse(owner);
+const record = toKeyResponse(owner, Date.now());
 
 const cases = {
   "store.findKeyByApiId (the build in dist/)": () => store.findKeyByApiId(owner.apiId),
@@ -67,7 +67,7 @@ const cases = {
   "hasher.matches (SHA-256 + timingSafeEqual)": () => hasher.matches(secret, owner.secretHash),
   "authenticate (parse + store read + hash)": () => authenticate(header, store, hasher),
   "rateLimit.consume (overrides cached)": () => rateLimit.consume(owner.orgId, "api-key:read"),
-  toKeyResponse: () => toKeyResponse(owner),
+  toKeyResponse: () => toKeyResponse(owner, Date.now()),
   "fast-json-stringify KeyRecord": () => serialize(record),
   "JSON.stringify key record": () => JSON.stringify(record),
   "randomUUID (request id)": () => randomUUID(),

@@ -75,7 +75,7 @@ async function addBreakdownRoutes(target, authorization) {
   const { KeyRecord } = await load("http/schemas.js");
   const { store, hasher, rateLimit } = services;
   const policy = KEY_OPERATIONS.getKey;
-  const record = toKeyResponse(target);
+  const record = toKeyResponse(target, Date.now());
 
   app.get("/bench/plain", async () => record);
   app.get("/bench/auth", async (request) => {
@@ -93,7 +93,7 @@ async function addBreakdownRoutes(target, authorization) {
   app.get("/bench/read/:id", { schema: { hide: true, response: { 200: KeyRecord } } }, async (request) => {
     const key = await store.findKey(target.orgId, request.params.id);
     if (!key) throw new Error("bench: key not found");
-    return toKeyResponse(key);
+    return toKeyResponse(key, Date.now());
   });
 
   const headers = { authorization };

@@ -60,7 +60,7 @@ export function registerOrgCommands(program: Command): void {
           options.name,
         ),
       );
-      const key = { ...toKeyResponse(created.owner), api_key: created.secret };
+      const key = { ...toKeyResponse(created.owner, systemClock.now()), api_key: created.secret };
       const organization = { id: created.organization.id, name: created.organization.name };
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ organization, key }, null, 2)}\n`);

@@ -13,7 +13,7 @@ const responsesOfFrozen = new WeakMap<ApiKeyRecord, KeyRecord>();
  * The public record of a key: never its secret or hash, permissions as currently granted, and whether
  * it has expired at `now` (which changes with time alone, so it is never part of the cached response).
  */
-export function toKeyResponse(key: ApiKeyRecord, now: number = Date.now()): KeyRecord {
+export function toKeyResponse(key: ApiKeyRecord, now: number): KeyRecord {
   const response = unexpiredResponse(key);
   return isExpired(key, now) ? { ...response, expired: true } : response;
 }
