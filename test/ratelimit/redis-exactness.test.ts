@@ -102,13 +102,16 @@ describeWithServices(["redis"], "Redis limiter exactness across processes", ({ r
       expect(decisions).toBeGreaterThan(admitted.length * 3);
       if (run.windowMs === 60_000) {
         expect(admitted).toHaveLength(run.quota);
+        // The race was real: every process asked. The whole quota may go to whichever process asks
+        // first (its 6 callers can take 50 slots in a millisecond), so who was admitted proves nothing.
+        expect(results.every((r) => r.decisions > 0)).toBe(true);
       } else {
         // The window slid several times during the run, and was full each time it could be.
         expect(admitted.length).toBeGreaterThanOrEqual(run.quota * 2);
         expect(mostInOneWindow(admitted, run.windowMs)).toBe(run.quota);
+        // The race was real: over several slides, admissions went to more than one process.
+        expect(results.filter((r) => r.admitted.length > 0).length).toBeGreaterThan(1);
       }
-      // The race was real: admissions went to more than one process.
-      expect(results.filter((r) => r.admitted.length > 0).length).toBeGreaterThan(1);
     });
   });
 });
