@@ -3,7 +3,8 @@
 // measured in the same interleaved rounds, at the default log level `info` (with the access log) and
 // at `warn`. A second baseline, the same bare route with the access log alone (servers/bare-logged.mjs),
 // tells what share of the gap is logging one line per request and what is latchkey's own work.
-// Every server runs in its own process; autocannon, 10 connections. See bench/README.md.
+// Every server runs in its own process; autocannon, 10 connections. CPU per request is the server
+// process's, with its user-space part (JavaScript, V8, Node) apart from the kernel's. See bench/README.md.
 //   npm run build && node bench/one-path.mjs [--duration 10] [--rounds 3] [--warmup 3]
 //     [--levels info,warn] [--compare <other dist>]... [--no-postgres] [--floor]
 // --floor adds servers/floor.mjs: the key read's least work on bare Fastify, with no latchkey code.
@@ -146,6 +147,7 @@ try {
         goal: goal.goal,
         requestsPerSecond: rounds.map((round) => round.requestsPerSecond),
         serverCpuUsPerRequest: median(rounds.map((round) => round.serverCpuUsPerRequest)),
+        serverUserUsPerRequest: median(rounds.map((round) => round.serverUserUsPerRequest)),
         perRound,
         ratio: median(perRound),
         ratioToLogged: median(overLogged),
@@ -183,6 +185,7 @@ function render(results) {
     target.perRound.some((value) => value > 1) ? "noise" : target.ratio >= target.goal ? "met" : "NOT met",
     target.requestsPerSecond.map(rps).join(", "),
     target.serverCpuUsPerRequest === null ? "n/a" : target.serverCpuUsPerRequest.toFixed(0),
+    target.serverUserUsPerRequest === null ? "n/a" : target.serverUserUsPerRequest.toFixed(0),
   ]);
   const table = markdownTable(
     [
@@ -194,8 +197,9 @@ function render(results) {
       "",
       "req/s per round",
       "CPU µs/req",
+      "of it user",
     ],
-    [false, false, true, false, true, false, true, true],
+    [false, false, true, false, true, false, true, true, true],
     rows,
   );
   return [

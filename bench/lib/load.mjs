@@ -30,6 +30,7 @@ export async function probe(server, target) {
 export async function measure(server, target, { seconds, connections, pipelining }) {
   const machineBefore = machineBusySeconds();
   const cpuBefore = server.cpuSeconds();
+  const userBefore = server.cpuUserSeconds?.() ?? null;
   const loadBefore = process.cpuUsage();
   const started = performance.now();
   const latencies = new LatencyHistogram();
@@ -49,6 +50,7 @@ export async function measure(server, target, { seconds, connections, pipelining
   const result = await run;
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = server.cpuSeconds();
+  const userAfter = server.cpuUserSeconds?.() ?? null;
   const load = process.cpuUsage(loadBefore);
   const machineAfter = machineBusySeconds();
   const failures = result.non2xx + result.errors + result.timeouts;
@@ -69,6 +71,9 @@ export async function measure(server, target, { seconds, connections, pipelining
     seconds: result.duration,
     bytesPerResponse: result.throughput.total / requests,
     serverCpuUsPerRequest: serverCpu === null ? null : (serverCpu * 1e6) / requests,
+    // The part spent in user space (JavaScript, V8, Node); the rest is the kernel's, for one process.
+    serverUserUsPerRequest:
+      userBefore === null || userAfter === null ? null : ((userAfter - userBefore) * 1e6) / requests,
     serverCpuUtilization: serverCpu === null ? null : serverCpu / elapsed,
     loadGeneratorCpuUtilization: loadCpu / elapsed,
     // Cores' worth of CPU that everything else on the machine used meanwhile (shared machines are noisy).

@@ -39,6 +39,8 @@ export async function startServer(script, { nodeArgs = [], env = {} } = {}) {
     ready,
     /** User + system CPU seconds the process has used so far, or null off Linux. */
     cpuSeconds: () => readCpuSeconds(child.pid),
+    /** The user-space part of it: JavaScript, V8 and Node; the rest is the kernel's (system calls). */
+    cpuUserSeconds: () => readCpuSeconds(child.pid, "user"),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
@@ -50,13 +52,19 @@ export async function startServer(script, { nodeArgs = [], env = {} } = {}) {
   };
 }
 
-/** User + system CPU seconds process `pid` has used, from /proc; null when it cannot be read. */
-export function readCpuSeconds(pid) {
+/**
+ * CPU seconds process `pid` has used, from /proc: user + system, or `part` alone; null when it cannot
+ * be read.
+ */
+export function readCpuSeconds(pid, part = "both") {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name, which is in parentheses and may contain spaces.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    const user = Number(fields[11]);
+    const system = Number(fields[12]);
+    const ticks = part === "user" ? user : part === "system" ? system : user + system;
+    return ticks / CLOCK_TICKS_PER_SECOND;
   } catch {
     return null;
   }
