@@ -47,6 +47,7 @@ async function startCounted(script, env, outFile) {
   );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const ready = await new Promise((resolve, reject) => {
+    child.once("error", (error) => reject(new Error(`valgrind could not start (${error.message})`)));
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code} under valgrind`)));
     createInterface({ input: child.stdout }).on("line", (line) => {
       if (line.startsWith("{") && JSON.parse(line).ready) resolve(JSON.parse(line));

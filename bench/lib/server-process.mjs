@@ -53,8 +53,8 @@ export async function startServer(script, { nodeArgs = [], env = {} } = {}) {
 }
 
 /**
- * CPU seconds process `pid` has used, from /proc: user + system, or `part` alone; null when it cannot
- * be read.
+ * CPU seconds process `pid` has used, from /proc: user + system, or with `part` "user" the user-space
+ * part alone; null when it cannot be read.
  */
 export function readCpuSeconds(pid, part = "both") {
   try {
@@ -63,7 +63,7 @@ export function readCpuSeconds(pid, part = "both") {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const user = Number(fields[11]);
     const system = Number(fields[12]);
-    const ticks = part === "user" ? user : part === "system" ? system : user + system;
+    const ticks = part === "user" ? user : user + system;
     return ticks / CLOCK_TICKS_PER_SECOND;
   } catch {
     return null;
