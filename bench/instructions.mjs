@@ -68,7 +68,7 @@ function load(ready, target, amount) {
   });
 }
 
-/** The instructions counted in the dumps of one run (callgrind writes one file per thread). */
+/** The instructions counted in one run: callgrind writes a file for the dump and one at exit. */
 function countedInstructions(folder) {
   return readdirSync(folder)
     .map((file) => /^totals: (\d+)/m.exec(readFileSync(join(folder, file), "utf8")))
