@@ -124,9 +124,27 @@ async function launchServer(
 }
 
 /**
- * A fresh SQLite file holding one organization made with the CLI, its key groups raised so that load
- * is never rate limited: the environment to start servers over it, the organization, and the owner
- * key's `api_id` and secret.
+ * One organization made with the CLI in the database `env` names, its key groups raised so that load
+ * is never rate limited: the organization and the owner key's `api_id` and secret.
+ */
+export async function cliOrganization(
+  env: Record<string, string>,
+): Promise<{ orgId: string; owner: { apiId: string; secret: string } }> {
+  const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], env);
+  const created = JSON.parse(stdout) as {
+    organization: { id: string };
+    key: { api_id: string; api_key: string };
+  };
+  const orgId = created.organization.id;
+  for (const group of ["api-key:read", "api-key:write"]) {
+    await latchkey(["org", "limits", "--org", orgId, "--group", group, "--quota", "1000000"], env);
+  }
+  return { orgId, owner: { apiId: created.key.api_id, secret: created.key.api_key } };
+}
+
+/**
+ * A fresh SQLite file holding one organization (`cliOrganization`): the environment to start servers
+ * over it, the organization, and the owner key's `api_id` and secret.
  */
 export async function sqliteOrganization(): Promise<{
   env: Record<string, string>;
@@ -137,14 +155,5 @@ export async function sqliteOrganization(): Promise<{
     LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
     LATCHKEY_BOOTSTRAP: "off",
   };
-  const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], env);
-  const created = JSON.parse(stdout) as {
-    organization: { id: string };
-    key: { api_id: string; api_key: string };
-  };
-  const orgId = created.organization.id;
-  for (const group of ["api-key:read", "api-key:write"]) {
-    await latchkey(["org", "limits", "--org", orgId, "--group", group, "--quota", "1000000"], env);
-  }
-  return { env, orgId, owner: { apiId: created.key.api_id, secret: created.key.api_key } };
+  return { env, ...(await cliOrganization(env)) };
 }

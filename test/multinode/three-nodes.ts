@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { createPostgresSchema } from "../helpers/postgres-schema.js";
-import { latchkey } from "../helpers/processes.js";
+import { cliOrganization } from "../helpers/processes.js";
 import { type NodeProcess, startNode } from "./node-processes.js";
 
 /** Three nodes sharing one database and one Redis, and the organization the test works in. */
@@ -26,15 +26,7 @@ export async function startThreeNodes(
 ): Promise<ThreeNodes> {
   const schema = await createPostgresSchema(services.postgres);
   const database = { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_BOOTSTRAP: "off" };
-  const { stdout } = await latchkey(["org", "create", "--name", "acme", "--json"], database);
-  const created = JSON.parse(stdout) as {
-    organization: { id: string };
-    key: { api_id: string; api_key: string };
-  };
-  const orgId = created.organization.id;
-  for (const group of ["api-key:read", "api-key:write"]) {
-    await latchkey(["org", "limits", "--org", orgId, "--group", group, "--quota", "1000000"], database);
-  }
+  const { orgId, owner } = await cliOrganization(database);
   const nodeEnv = {
     ...database,
     LATCHKEY_REDIS_URL: services.redis,
@@ -44,7 +36,7 @@ export async function startThreeNodes(
   const nodes = (await Promise.all([1, 2, 3].map(() => startNode(nodeEnv)))) as ThreeNodes["nodes"];
   return {
     nodes,
-    owner: basicAuth(created.key.api_id, created.key.api_key),
+    owner: basicAuth(owner.apiId, owner.secret),
     orgId,
     async stop() {
       await Promise.all(nodes.map((node) => node.stop()));
