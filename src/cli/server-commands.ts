@@ -13,7 +13,7 @@ export function registerServerCommands(program: Command): void {
     .option("--port <port>", "TCP port (default 8080, env PORT)", parseInteger)
     .option("--host <host>", "interface to bind (default 127.0.0.1, env HOST)")
     .action(async (options: { port?: number; host?: string }) => {
-      const { serve } = await import("../main.js");
+      const { serve } = await import("../serve.js");
       await serve({
         ...(options.port !== undefined ? { port: options.port } : {}),
         ...(options.host !== undefined ? { host: options.host } : {}),

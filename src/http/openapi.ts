@@ -1,14 +1,9 @@
-import { readFileSync } from "node:fs";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { hoistNamedSchemas } from "./openapi-components.js";
 import { METADATA_FILTER_PARAMETER } from "./schemas.js";
-
-const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-  version: string;
-  license: string;
-};
+import { packageJson } from "../version.js";
 
 /** `createApiKey`, `listApiKeys`, `authorize`: lower camel case, a verb first. */
 const OPERATION_ID = /^[a-z][A-Za-z0-9]*$/;
@@ -53,9 +48,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       openapi: "3.1.0",
       info: {
         title: "latchkey",
-        version: packageJson.version,
+        version: packageJson().version,
         description: "API-key management with exact per-organization management rate limits.",
-        license: { name: packageJson.license, identifier: packageJson.license },
+        license: { name: packageJson().license, identifier: packageJson().license },
       },
       servers: [
         { url: "/", description: "The latchkey server that serves this document." },

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LatchkeyError } from "../domain/errors.js";
@@ -6,6 +5,7 @@ import { peerOrigin } from "../http/client-origin.js";
 import { rejectOtherMethods } from "../http/method-not-allowed.js";
 import type { AccessControl } from "../services/access-decision.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
+import { packageVersion } from "../version.js";
 import { checkHostAndOrigin } from "./allowed-hosts.js";
 import { createMcpServer, type McpContext } from "./server.js";
 import type { McpTool } from "./tool.js";
@@ -30,17 +30,13 @@ export interface McpRouteOptions {
   oauth?: McpOauth;
 }
 
-const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-  version: string;
-};
-
 /**
  * `POST /mcp`: the MCP endpoint, stateless Streamable HTTP (docs/mcp.md). Host and Origin are
  * checked, then the Basic credentials, both before the body is read; only then do a new MCP server and
  * transport handle the message, for this request alone.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const context: McpContext = { tools: options.tools, access: options.access, version };
+  const context: McpContext = { tools: options.tools, access: options.access, version: packageVersion() };
   app.decorateRequest("mcpCaller", null);
 
   // The SDK transport reads and checks the body itself, so that malformed JSON, a non-JSON media type
