@@ -1,15 +1,21 @@
 // How long the executables take to start, bundled (as `npm run build` ships them) against the same code
 // as `tsc` alone compiles it, one module per file: `latchkey --version`, `latchkey org create` on a new
 // SQLite database, and `node dist/main.js` until /healthz answers. Interleaved rounds; medians.
-//   npm run build && node bench/start-time.mjs [--rounds 7]
+// `--compare <dist>` adds another bundled build (inside the repository, e.g. bench/.ablation/x/dist).
+//   npm run build && node bench/start-time.mjs [--rounds 7] [--compare <dist>]
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { median } from "./lib/stats.mjs";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "7" } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "7" },
+    compare: { type: "string", multiple: true, default: [] },
+  },
+});
 const rounds = Number(values.rounds);
 if (!(rounds > 0)) throw new Error("--rounds must be a positive number");
 
@@ -25,7 +31,11 @@ const compiled = spawnSync("npx", ["tsc", "-p", "tsconfig.build.json", "--outDir
 });
 if (compiled.status !== 0) throw new Error("tsc failed");
 
-const BUILDS = { bundled: join(repo, "dist"), unbundled };
+const BUILDS = {
+  bundled: join(repo, "dist"),
+  unbundled,
+  ...Object.fromEntries(values.compare.map((dist) => [dist, resolve(dist)])),
+};
 
 /** Milliseconds until `node args` exits with status 0. */
 function timedRun(args, env) {
@@ -95,10 +105,13 @@ console.log(`${rounds} interleaved rounds, median (each round's figures)\n`);
 for (const [field, what] of Object.entries(MEASURES)) {
   const of = (name) => figures[name].map((f) => f[field]);
   const bundled = median(of("bundled"));
-  const plain = median(of("unbundled"));
-  console.log(`${what}`);
-  console.log(`  bundled   ${ms(bundled)}  (${of("bundled").map(Math.round).join(", ")})`);
-  console.log(`  unbundled ${ms(plain)}  (${of("unbundled").map(Math.round).join(", ")})`);
-  console.log(`  bundled / unbundled: ${(bundled / plain).toFixed(2)}\n`);
+  console.log(what);
+  for (const name of Object.keys(BUILDS)) {
+    const ratio = name === "bundled" ? "" : `  bundled / this: ${(bundled / median(of(name))).toFixed(2)}`;
+    console.log(
+      `  ${name.padEnd(9)} ${ms(median(of(name)))}  (${of(name).map(Math.round).join(", ")})${ratio}`,
+    );
+  }
+  console.log("");
 }
 rmSync(join(repo, "bench", ".start-time"), { recursive: true, force: true });

@@ -29,6 +29,7 @@ import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { secretScanningRoutes } from "./http/routes/secret-scanning.js";
 import { usageRoutes } from "./http/routes/usage.js";
+import { serializerCompiler } from "./http/serializer-compiler.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { keepCoherent } from "./cache/coherence.js";
 import type { Freshness } from "./cache/freshness.js";
@@ -306,6 +307,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     });
   }
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   registerJsonBodyParser(app);
   // Synchronous onSend hooks: every response passes through them, and an async hook costs a promise.
   app.addHook("onSend", (request, reply, payload, done) => {
