@@ -22,7 +22,8 @@ export default defineConfig({
     // Most files wait on processes, sockets and databases rather than compute: three at a time even on
     // a 2-core machine (Vitest's default there is one). On this project's 2-core machine the whole
     // run took 5 min with three, 7 with two. Four, on a machine twice as slow, took 578 s against 622
-    // and three tests ran out of time: the run is CPU-bound there.
+    // and three tests ran out of time; again with the bundled executables, 495 s against 415 to 487
+    // with three, and two password-hashing tests ran out of time: four is too many on 2 cores.
     maxWorkers: 3,
     // A worker keeps its loaded modules from one file to the next instead of importing src/ afresh for
     // each (that import was a third of the run). Files share no state through modules: every test
