@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect, test } from "vitest";
@@ -82,4 +83,27 @@ test("latchkey serve --port listens on the given port, over an already migrated 
   expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
   server.child.kill("SIGTERM");
   expect(await server.exited).toBe(0);
+});
+
+test("the built server finds the files it serves: the reference page and its script, its own version and license", async () => {
+  const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}` };
+  const server = await startServer(env, await freePort());
+  const installed = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+    license: string;
+  };
+
+  // The reference page's plugin serves files from its own folder in node_modules, outside the bundle.
+  const page = await fetch(`${server.baseUrl}/docs`);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toMatch(/<html/i);
+  const script = await fetch(`${server.baseUrl}/docs/static/swagger-ui-bundle.js`);
+  expect(script.status).toBe(200);
+  expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+
+  const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
+    info: { version: string; license: { identifier: string } };
+  };
+  expect(document.info.version).toBe(installed.version);
+  expect(document.info.license.identifier).toBe(installed.license);
 });
