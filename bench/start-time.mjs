@@ -25,7 +25,9 @@ if (!existsSync(join(repo, "dist/chunks")))
   throw new Error("dist/ is not bundled: run `npm run build` first.");
 // Inside the repository, so that the compiled modules find node_modules and package.json above them.
 rmSync(unbundled, { recursive: true, force: true });
-const compiled = spawnSync("npx", ["tsc", "-p", "tsconfig.build.json", "--outDir", unbundled], {
+// Not incremental: the build record belongs to dist/, and this folder starts empty.
+const tscArgs = ["tsc", "-p", "tsconfig.build.json", "--outDir", unbundled, "--incremental", "false"];
+const compiled = spawnSync("npx", tscArgs, {
   cwd: repo,
   stdio: "inherit",
 });
