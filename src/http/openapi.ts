@@ -37,6 +37,7 @@ function withMetadataFilter<T>(document: T): T {
  * Schemas made with `named()` become `#/components/schemas/<name>`; see src/http/README.md.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  const { version, license } = packageJson();
   app.addHook("onRoute", requireOperationId);
   await app.register(swagger, {
     // Named schemas nested in a route schema become components under their own name, not `def-N`.
@@ -48,9 +49,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       openapi: "3.1.0",
       info: {
         title: "latchkey",
-        version: packageJson().version,
+        version,
         description: "API-key management with exact per-organization management rate limits.",
-        license: { name: packageJson().license, identifier: packageJson().license },
+        license: { name: license, identifier: license },
       },
       servers: [
         { url: "/", description: "The latchkey server that serves this document." },

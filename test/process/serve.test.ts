@@ -1,18 +1,9 @@
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { latchkey, startServer, tempDir } from "../helpers/processes.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../helpers/redis-server.js";
 
 test("first start prints the owner key and a service token once; they work; SIGTERM stops the server cleanly", async () => {
   const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "db", "latchkey.db")}` };
