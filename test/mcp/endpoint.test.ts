@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { keyWith } from "../helpers/http-keys.js";
@@ -9,7 +10,7 @@ async function setup() {
   return { testApp, owner, url: `${testApp.baseUrl}/mcp` };
 }
 
-test("an SDK client connects with Basic credentials; tools/list has the family and usage tools, none for keys", async () => {
+test("an SDK client connects with Basic credentials; the server names latchkey's version; tools/list has the family and usage tools, none for keys", async () => {
   const { testApp, owner } = await setup();
   const client = await connectMcp(testApp.baseUrl, owner.headers);
   const { tools } = await client.listTools();
@@ -20,7 +21,10 @@ test("an SDK client connects with Basic credentials; tools/list has the family a
     expect(tool.description).toBeTruthy();
     expect(tool.inputSchema.type).toBe("object");
   }
-  expect(client.getServerVersion()?.name).toBe("latchkey");
+  const installed = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  expect(client.getServerVersion()).toMatchObject({ name: "latchkey", version: installed.version });
 });
 
 test.each([
