@@ -330,16 +330,28 @@ export function errorResponses(...errors: (ErrorCode | number)[]): Record<number
   for (const code of codes)
     byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
-    [...byStatus].map(([status, statusCodes]) => [
-      status,
-      {
-        ...ErrorBody,
-        "x-response-description": `Error ${statusCodes.map((code) => `\`${code}\``).join(" or ")}.`,
-        // A named example per code (@fastify/swagger moves `x-examples` to the media object).
-        "x-examples": Object.fromEntries(
-          statusCodes.map((code) => [code, { summary: code, value: errorExample(code) }]),
-        ),
-      },
-    ]),
+    [...byStatus].map(([status, statusCodes]) => [status, errorResponse(statusCodes)]),
   );
+}
+
+const errorResponseByCodes = new Map<string, typeof ErrorBody>();
+
+/**
+ * The response of one status with these codes: the same object for every route that answers them, so
+ * that its examples are made and its serializer built once (src/http/serializer-compiler.ts).
+ */
+function errorResponse(statusCodes: ErrorCode[]): typeof ErrorBody {
+  const key = statusCodes.join(" ");
+  const known = errorResponseByCodes.get(key);
+  if (known) return known;
+  const response = {
+    ...ErrorBody,
+    "x-response-description": `Error ${statusCodes.map((code) => `\`${code}\``).join(" or ")}.`,
+    // A named example per code (@fastify/swagger moves `x-examples` to the media object).
+    "x-examples": Object.fromEntries(
+      statusCodes.map((code) => [code, { summary: code, value: errorExample(code) }]),
+    ),
+  };
+  errorResponseByCodes.set(key, response);
+  return response;
 }
