@@ -7,7 +7,8 @@
 // process's, with its user-space part (JavaScript, V8, Node) apart from the kernel's. See bench/README.md.
 //   npm run build && node bench/one-path.mjs [--duration 10] [--rounds 3] [--warmup 3]
 //     [--levels info,warn] [--compare <other dist>]... [--no-postgres] [--floor]
-// --floor adds servers/floor.mjs: the key read's least work on bare Fastify, with no latchkey code.
+// --floor adds servers/floor.mjs: the least work of the key read and of authorize (with and without a
+// credit) on bare Fastify, with no latchkey code.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -105,6 +106,12 @@ try {
     servers.push(floor);
     const floors = [
       { route: "floor", name: "floor: the read's least work, no latchkey code", goal: 0.6 },
+      { route: "floor-authorize", name: "floor of authorize", goal: 0.6 },
+      {
+        route: "floor-authorize+credit",
+        name: "floor of authorize + 1 credit (counted in memory)",
+        goal: 0.4,
+      },
       ...(shared ? [{ route: "floor+redis", name: "floor with a limit shared in Redis", goal: 0.3 }] : []),
     ];
     for (const goal of floors) {

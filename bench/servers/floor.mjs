@@ -7,7 +7,7 @@
 // out, so the floor is lower than any real implementation: the database and the check that keeps its
 // caches exact, and everything a refusal needs. BENCH_REDIS_URL adds the same read with a sliding log
 // shared in Redis (`floor+redis`).
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { Redis } from "ioredis";
 import { Counter, Histogram, Registry } from "prom-client";
 import { document } from "./key-document.mjs";
@@ -16,12 +16,20 @@ import { printReady, stopOnSignal } from "./ready.mjs";
 
 const { app, close } = loggedFastify("floor");
 
-const sha256 = (text) => createHash("sha256").update(text).digest();
+// One-shot hashing, as latchkey hashes secrets (cheaper than createHash().update().digest()).
+const sha256 = (text) => hash("sha256", text, "buffer");
 const secret = randomBytes(24).toString("base64url");
 const caller = {
   apiId: "lkid_0123456789ABCDEFabcdef",
   secretHash: sha256(secret),
-  permissions: ["api_keys:read"],
+  permissions: ["api_keys:read", "images:create"],
+};
+// The key as a decision names it.
+const decisionKey = {
+  id: document.id,
+  api_id: caller.apiId,
+  permissions: caller.permissions,
+  all_future_permissions: false,
 };
 const callers = new Map([[caller.apiId, caller]]);
 const records = new Map([[document.id, document]]);
@@ -93,6 +101,99 @@ app.get("/v1/api-keys/:id", { schema }, async (request, reply) => {
   return records.get(request.params.id) ?? reply.code(404).send();
 });
 
+// The floor of `POST /v1/authorize` as a platform calls it: the service token's SHA-256 compared in
+// constant time, the JSON body parsed and its fields checked, the caller's
+// credentials and permission as above, and the decision serialized through a response schema. With
+// `credits`, the allowance checked and the credits counted in memory only: latchkey records them
+// durably, so this floor does less than any real implementation can.
+const serviceToken = randomBytes(24).toString("base64url");
+const serviceTokenHash = sha256(serviceToken);
+const allowance = { allowed: 1e12, used: 0 };
+const decisionSchema = {
+  response: {
+    200: {
+      type: "object",
+      properties: {
+        allowed: { type: "boolean" },
+        status: { type: "integer" },
+        organization_id: { type: "string" },
+        key: {
+          type: "object",
+          properties: {
+            id: { type: "string" },
+            api_id: { type: "string" },
+            permissions: { type: "array", items: { type: "string" } },
+            all_future_permissions: { type: "boolean" },
+          },
+        },
+        headers: { type: "object", additionalProperties: { type: "string" } },
+        error: { type: "null" },
+      },
+    },
+  },
+};
+
+// Bodies as latchkey parses them: the bytes decoded and given to JSON.parse, nothing else checked.
+app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+  try {
+    done(null, JSON.parse(body.toString("utf8")));
+  } catch (error) {
+    error.statusCode = 400;
+    done(error, undefined);
+  }
+});
+
+app.post("/v1/authorize", { schema: decisionSchema }, async (request, reply) => {
+  const token = request.headers["x-latchkey-service-token"];
+  if (typeof token !== "string" || !timingSafeEqual(sha256(token), serviceTokenHash)) {
+    return reply.code(401).send();
+  }
+  const body = request.body;
+  const credits = body?.credits ?? 0;
+  if (
+    typeof body?.authorization !== "string" ||
+    typeof body.permission !== "string" ||
+    !Number.isInteger(credits)
+  ) {
+    return reply.code(400).send();
+  }
+  const key = callers.get(basicApiId(body.authorization));
+  const granted = key && secretMatches(body.authorization, key) && key.permissions.includes(body.permission);
+  if (!granted) return reply.code(200).send({ allowed: false, status: 401, error: null });
+  const headers = {};
+  if (credits > 0) {
+    if (allowance.used + credits > allowance.allowed) return { allowed: false, status: 429, error: null };
+    allowance.used += credits;
+    headers["x-renders-allowed"] = String(allowance.allowed);
+    headers["x-renders-consumed"] = String(credits);
+    headers["x-renders-used"] = String(allowance.used);
+  }
+  return {
+    allowed: true,
+    status: 200,
+    organization_id: "org_0123456789ABCDEFabcdef",
+    key: decisionKey,
+    headers,
+    error: null,
+  };
+});
+
+/** The api_id of a Basic Authorization value, or "" when it is not one. */
+function basicApiId(authorization) {
+  const decoded = decodeBasic(authorization);
+  return decoded.slice(0, Math.max(decoded.indexOf(":"), 0));
+}
+
+function secretMatches(authorization, key) {
+  const decoded = decodeBasic(authorization);
+  return timingSafeEqual(sha256(decoded.slice(decoded.indexOf(":") + 1)), key.secretHash);
+}
+
+function decodeBasic(authorization) {
+  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
+  return match ? Buffer.from(match[1], "base64").toString("utf8") : "";
+}
+
 // With BENCH_REDIS_URL, the same read with its slot taken in a sliding log shared in Redis (one
 // script, one round trip), as several nodes need it: the floor of the PostgreSQL + Redis read.
 const redis = process.env.BENCH_REDIS_URL ? new Redis(process.env.BENCH_REDIS_URL) : null;
@@ -122,8 +223,22 @@ stopOnSignal(async () => {
   redis?.disconnect();
 });
 const authorization = `Basic ${Buffer.from(`${caller.apiId}:${secret}`).toString("base64")}`;
+const authorizeHeaders = { "content-type": "application/json", "x-latchkey-service-token": serviceToken };
+const authorizeBody = (extra) => JSON.stringify({ authorization, permission: "images:create", ...extra });
 printReady(app, {
   floor: { path: `/v1/api-keys/${document.id}`, headers: { authorization } },
+  "floor-authorize": {
+    method: "POST",
+    path: "/v1/authorize",
+    headers: authorizeHeaders,
+    body: authorizeBody({}),
+  },
+  "floor-authorize+credit": {
+    method: "POST",
+    path: "/v1/authorize",
+    headers: authorizeHeaders,
+    body: authorizeBody({ credits: 1 }),
+  },
   ...(redis
     ? { "floor+redis": { path: `/shared/v1/api-keys/${document.id}`, headers: { authorization } } }
     : {}),
