@@ -4,6 +4,7 @@
 FROM node:20-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json rolldown.config.mjs ./
+COPY scripts ./scripts
 COPY packages ./packages
 COPY src ./src
 # `npm ci` builds dist/ (the prepare script); then the development dependencies go.
