@@ -71,13 +71,20 @@ const schema = {
   },
 };
 
-/** The caller of a request, after its credentials and permission; null when the reply was sent. */
-function callerOf(request, reply) {
-  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(request.headers.authorization ?? "");
+/** The key a Basic Authorization value names, when its secret matches; null otherwise. */
+function keyOf(authorization) {
+  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
   const decoded = match ? Buffer.from(match[1], "base64").toString("utf8") : "";
   const colon = decoded.indexOf(":");
   const key = callers.get(decoded.slice(0, colon));
-  if (colon <= 0 || !key || !timingSafeEqual(sha256(decoded.slice(colon + 1)), key.secretHash)) {
+  if (colon <= 0 || !key || !timingSafeEqual(sha256(decoded.slice(colon + 1)), key.secretHash)) return null;
+  return key;
+}
+
+/** The caller of a request, after its credentials and permission; null when the reply was sent. */
+function callerOf(request, reply) {
+  const key = keyOf(request.headers.authorization ?? "");
+  if (!key) {
     reply.code(401).send();
     return null;
   }
@@ -157,9 +164,9 @@ app.post("/v1/authorize", { schema: decisionSchema }, async (request, reply) => 
   ) {
     return reply.code(400).send();
   }
-  const key = callers.get(basicApiId(body.authorization));
-  const granted = key && secretMatches(body.authorization, key) && key.permissions.includes(body.permission);
-  if (!granted) return reply.code(200).send({ allowed: false, status: 401, error: null });
+  const key = keyOf(body.authorization);
+  if (!key) return { allowed: false, status: 401, error: null };
+  if (!key.permissions.includes(body.permission)) return { allowed: false, status: 403, error: null };
   const headers = {};
   if (credits > 0) {
     if (allowance.used + credits > allowance.allowed) return { allowed: false, status: 429, error: null };
@@ -177,22 +184,6 @@ app.post("/v1/authorize", { schema: decisionSchema }, async (request, reply) => 
     error: null,
   };
 });
-
-/** The api_id of a Basic Authorization value, or "" when it is not one. */
-function basicApiId(authorization) {
-  const decoded = decodeBasic(authorization);
-  return decoded.slice(0, Math.max(decoded.indexOf(":"), 0));
-}
-
-function secretMatches(authorization, key) {
-  const decoded = decodeBasic(authorization);
-  return timingSafeEqual(sha256(decoded.slice(decoded.indexOf(":") + 1)), key.secretHash);
-}
-
-function decodeBasic(authorization) {
-  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
-  return match ? Buffer.from(match[1], "base64").toString("utf8") : "";
-}
 
 // With BENCH_REDIS_URL, the same read with its slot taken in a sliding log shared in Redis (one
 // script, one round trip), as several nodes need it: the floor of the PostgreSQL + Redis read.
