@@ -5,8 +5,9 @@
 // time, the permission checked, one slot taken in an in-memory sliding window, the record found by id
 // and serialized through a response schema, and the request counted and timed in prom-client. Left
 // out, so the floor is lower than any real implementation: the database and the check that keeps its
-// caches exact, and everything a refusal needs. BENCH_REDIS_URL adds the same read with a sliding log
-// shared in Redis (`floor+redis`).
+// caches exact, and everything a refusal needs. `floor-authorize` and `floor-authorize+credit` do the
+// same for `POST /v1/authorize` (below); BENCH_REDIS_URL adds the read with a sliding log shared in
+// Redis (`floor+redis`).
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { Redis } from "ioredis";
 import { Counter, Histogram, Registry } from "prom-client";
@@ -109,10 +110,10 @@ app.get("/v1/api-keys/:id", { schema }, async (request, reply) => {
 });
 
 // The floor of `POST /v1/authorize` as a platform calls it: the service token's SHA-256 compared in
-// constant time, the JSON body parsed and its fields checked, the caller's
-// credentials and permission as above, and the decision serialized through a response schema. With
-// `credits`, the allowance checked and the credits counted in memory only: latchkey records them
-// durably, so this floor does less than any real implementation can.
+// constant time, the JSON body parsed and its fields checked, the caller's credentials and permission
+// as above, and the decision serialized through a response schema. With `credits`, the allowance
+// checked and the credits counted in memory only: latchkey records them durably, so this floor does
+// less than any real implementation can.
 const serviceToken = randomBytes(24).toString("base64url");
 const serviceTokenHash = sha256(serviceToken);
 const allowance = { allowed: 1e12, used: 0 };
