@@ -6,10 +6,10 @@
 //   npm run build && node bench/mcp.mjs [--duration 5] [--rounds 3] [--connections 10]
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { freePort } from "./lib/free-port.mjs";
 
 const argument = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -19,14 +19,6 @@ const seconds = argument("duration", 5);
 const rounds = argument("rounds", 3);
 const connections = argument("connections", 10);
 const root = new URL("..", import.meta.url).pathname;
-
-async function freePort() {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address();
-  server.close();
-  return port;
-}
 
 const directory = mkdtempSync(join(tmpdir(), "latchkey-bench-mcp-"));
 const env = {

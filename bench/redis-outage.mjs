@@ -8,11 +8,11 @@
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import { freePort } from "./lib/free-port.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.BENCH_DIST ?? join(here, "..", "dist"));
@@ -24,14 +24,6 @@ const { values } = parseArgs({
 const requests = Number(values.requests);
 const burst = Number(values.burst);
 const log = (line) => process.stderr.write(`[redis-outage] ${line}\n`);
-
-async function freePort() {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /** Spawns `command` and resolves once its output includes `readyText`. */
 async function startUntil(command, args, env, readyText) {

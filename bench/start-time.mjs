@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { freePort } from "./lib/free-port.mjs";
 import { median } from "./lib/stats.mjs";
 
 const { values } = parseArgs({
@@ -27,10 +28,7 @@ if (!existsSync(join(repo, "dist/chunks")))
 rmSync(unbundled, { recursive: true, force: true });
 // Not incremental: the build record belongs to dist/, and this folder starts empty.
 const tscArgs = ["tsc", "-p", "tsconfig.build.json", "--outDir", unbundled, "--incremental", "false"];
-const compiled = spawnSync("npx", tscArgs, {
-  cwd: repo,
-  stdio: "inherit",
-});
+const compiled = spawnSync("npx", tscArgs, { cwd: repo, stdio: "inherit" });
 if (compiled.status !== 0) throw new Error("tsc failed");
 
 const BUILDS = {
@@ -49,7 +47,7 @@ function timedRun(args, env) {
 
 /** Milliseconds from the spawn of `node main.js` until /healthz answers 200. */
 async function serverReadyMs(dist, env) {
-  const port = 39_000 + Math.floor(Math.random() * 1000);
+  const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [join(dist, "main.js")], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LATCHKEY_BOOTSTRAP: "print" },

@@ -2,20 +2,12 @@
 // admin endpoint off, its state in a temporary directory; a handle like server-process.mjs's.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.mjs";
 import { readCpuSeconds } from "./server-process.mjs";
 
 const START_TIMEOUT_MS = 20_000;
-
-async function freePort() {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts `caddy run` on a free port of 127.0.0.1 and resolves once the site answers. */
 export async function startCaddy(caddyfile, env = {}) {
