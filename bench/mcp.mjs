@@ -25,6 +25,8 @@ const env = {
   ...process.env,
   LATCHKEY_DATABASE_URL: `sqlite:${join(directory, "latchkey.db")}`,
   LATCHKEY_LOG_LEVEL: "warn",
+  // The first start's credentials on standard error, where this script reads them.
+  LATCHKEY_BOOTSTRAP: "print",
   HOST: "127.0.0.1",
   PORT: String(await freePort()),
 };
@@ -63,7 +65,6 @@ try {
       { env },
     );
   }
-  await new Promise((resolve) => setTimeout(resolve, 1500)); // overrides are cached for up to a second
   const created = await fetch(`${base}/v1/proxies`, {
     method: "POST",
     headers: { authorization, "content-type": "application/json" },

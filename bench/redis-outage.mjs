@@ -74,6 +74,8 @@ try {
   children.push(redis);
   const env = {
     LATCHKEY_DATABASE_URL: `sqlite:${join(dir, "latchkey.db")}`,
+    // `org create` makes the database the server then runs on.
+    LATCHKEY_DATABASE_CREATE: "on",
     LATCHKEY_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     LATCHKEY_LOG_LEVEL: "warn",
   };
