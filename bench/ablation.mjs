@@ -35,7 +35,7 @@ const REMOVALS = {
     edits: [
       [
         "domain/credentials.js",
-        "matches: (secret, storedHash) => equalInConstantTime(digest(secret), storedHash),",
+        'matches: (secret, storedHash, scheme) => equalInConstantTime(scheme === "sha256" ? plainSha256(secret) : digest(secret), storedHash),',
         "matches: () => true,",
       ],
     ],
