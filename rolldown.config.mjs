@@ -1,15 +1,11 @@
-import { rmSync } from "node:fs";
 import { defineConfig } from "rolldown";
 
-// Chunk names carry a hash of their content: the last build's chunks go first, or they would pile up.
-rmSync("dist/chunks", { recursive: true, force: true });
-
 /**
- * The two executables, `dist/main.js` (`npm start`) and `dist/cli/bin.js` (`latchkey`), bundled over
- * what `tsc` compiled: with each of TypeBox's and Kysely's hundreds of files a module of its own, Node
+ * The two executables, `dist/main.js` (`npm start`) and `dist/cli/bin.js` (`latchkey`), bundled from
+ * src/ in place of the modules `tsc` wrote for them: with each of TypeBox's and Kysely's hundreds of files a module of its own, Node
  * spent more time loading modules than the command itself ran (bench/start-time.mjs). Modules that the
  * CLI imports only when a command runs stay separate chunks, loaded then. The rest of `dist/` (what the
- * package exports) stays as `tsc` wrote it.
+ * package exports) stays as `tsc` wrote it. `npm run build` runs it through scripts/bundle.mjs.
  */
 export default defineConfig({
   input: { main: "src/main.ts", "cli/bin": "src/cli/bin.ts" },

@@ -1,8 +1,13 @@
 // Bundles the two executables as rolldown.config.mjs says, through Rolldown's API: its command line
 // prints a table of every chunk on each build (about 90 lines in every `npm test` and CI log), the API
-// nothing but warnings and errors. `npx rolldown -c` builds the same and shows the table.
+// nothing but warnings and errors.
+import { rmSync } from "node:fs";
 import { build } from "rolldown";
 import config from "../rolldown.config.mjs";
+
+// Chunk names carry a hash of their content: the last build's chunks go first, or they would pile up.
+// (Rolldown's own `cleanDir` would empty all of dist/, with what tsc wrote there.)
+rmSync(new URL("../dist/chunks", import.meta.url), { recursive: true, force: true });
 
 const started = performance.now();
 const { output } = await build(config);
