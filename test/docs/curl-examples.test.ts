@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { startCaddy, startEchoUpstream } from "../helpers/gateway.js";
 import { CLI, startServer, tempDir } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { describeWithServices } from "../helpers/services.js";
 import { type CurlExample, curlExamples } from "./markdown-examples.js";
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { type EchoUpstream, type RunningCaddy, startCaddy, startEchoUpstream } from "../helpers/gateway.js";
 import { latchkey, type ServerProcess, startSuiteServer } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { describeWithServices } from "../helpers/services.js";
 
 // Keys limited to networks behind the documented Caddy setup (examples/Caddyfile): forward-auth reads

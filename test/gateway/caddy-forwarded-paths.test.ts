@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type EchoUpstream, type RunningCaddy, startCaddy, startEchoUpstream } from "../helpers/gateway.js";
 import { latchkey, type ServerProcess, startSuiteServer } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { describeWithServices } from "../helpers/services.js";
 
 // The bypasses of a forward-auth path, tried through a real Caddy in front of latchkey (examples/routes.json:

@@ -10,7 +10,7 @@ import {
   startEchoUpstream,
 } from "../helpers/gateway.js";
 import { latchkey, type ServerProcess, startSuiteServer } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { describeWithServices } from "../helpers/services.js";
 
 // The documented setup, for real: examples/Caddyfile (and the short forward_auth form) run by the

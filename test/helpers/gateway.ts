@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { freePort } from "./redis-server.js";
+import { freePort } from "./free-port.js";
 import { waitUntilStarted } from "./start-deadline.js";
 import { killOnExit } from "./kill-on-exit.js";
 

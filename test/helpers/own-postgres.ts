@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import { freePort } from "./redis-server.js";
+import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 

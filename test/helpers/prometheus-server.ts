@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
-import { freePort } from "./redis-server.js";
+import { freePort } from "./free-port.js";
 import { waitUntilStarted } from "./start-deadline.js";
 
 /** A Prometheus of the test's own, scraping the given targets every second. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { waitUntilStarted } from "./start-deadline.js";
+import { freePort } from "./free-port.js";
 import { killOnExit } from "./kill-on-exit.js";
 
 /** A redis-server of the test's own, which it may stop, pause and restart (never the shared one). */
@@ -18,17 +18,6 @@ export interface ThrowawayRedis {
   pause(): void;
   /** Thaws a paused server (SIGCONT). */
   resume(): void;
-}
-
-/** A TCP port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  if (!address || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 async function launch(program: string, port: number): Promise<ChildProcess> {

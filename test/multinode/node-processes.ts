@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { afterEach } from "vitest";
 import { MAIN } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { waitUntilStarted } from "../helpers/start-deadline.js";
 import { killOnExit } from "../helpers/kill-on-exit.js";
 

@@ -4,7 +4,7 @@ import { createPostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
 import { authorizeOver, parseFirstStart } from "../helpers/platform-http.js";
 import { latchkey, startServer, tempDir } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 
 /**
  * "A crash never loses an acknowledged consumption nor double-counts one": a server is killed with

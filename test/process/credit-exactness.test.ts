@@ -3,7 +3,7 @@ import { expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { authorizeOver, parseFirstStart, tally } from "../helpers/platform-http.js";
 import { latchkey, startServer, tempDir } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 
 /**
  * The embedded default, as `npm start` runs it: one process over SQLite, 200 callers at once over

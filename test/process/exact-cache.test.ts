@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { expectChangeSeenAtOnce } from "../helpers/change-under-load.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { latchkey, type ServerProcess, sqliteOrganization, startServer } from "../helpers/processes.js";
 
 const REPETITIONS = 8;

@@ -7,7 +7,7 @@ import { expect, onTestFinished, test, vi } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { createPostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkeyStatus, MAIN, startServer, tempDir } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { describeWithServices } from "../helpers/services.js";
 
 const root = new URL("../../", import.meta.url).pathname;

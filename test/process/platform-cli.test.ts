@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { expect, test, vi } from "vitest";
 import { latchkey, latchkeyStatus, startServer, tempDir } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 
 // Each CLI run is a new Node process (about a second on a loaded machine), and some tests make a dozen.
 vi.setConfig({ testTimeout: 120_000 });

@@ -3,7 +3,7 @@ import { expect, test, vi } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { startServer, tempDir } from "../helpers/processes.js";
 import { startThrowawayPrometheus } from "../helpers/prometheus-server.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { describeWithServices } from "../helpers/services.js";
 
 /**

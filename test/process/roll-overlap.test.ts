@@ -1,6 +1,6 @@
 import { describe, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { sqliteOrganization, startServer } from "../helpers/processes.js";
 import { expectRollOverlapHonoured } from "../helpers/roll-overlap.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { latchkey, startServer, tempDir } from "../helpers/processes.js";
-import { freePort } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
 
 test("first start prints the owner key and a service token once; they work; SIGTERM stops the server cleanly", async () => {
   const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "db", "latchkey.db")}` };

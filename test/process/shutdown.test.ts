@@ -1,21 +1,12 @@
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect, test, vi } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
+import { freePort } from "../helpers/free-port.js";
 import { startServer, tempDir } from "../helpers/processes.js";
 import { rawConnection } from "../helpers/raw-socket.js";
 
 // SIGTERM on the built server (`node dist/main.js`) with real clients: it answers what it received and
 // exits 0 within LATCHKEY_SHUTDOWN_GRACE_SECONDS plus one second, whatever its clients do.
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const HOST = "Host: 127.0.0.1\r\n";
 

@@ -14,7 +14,8 @@ import type { RateLimiter } from "../../src/ratelimit/rate-limiter.js";
 import { openRedis } from "../../src/ratelimit/redis-connection.js";
 import type { CheckableRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { fakeClock } from "../helpers/build-test-app.js";
-import { freePort, startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
+import { freePort } from "../helpers/free-port.js";
+import { startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 
 function capturingLog(): LimiterLog & { lines: string[] } {
