@@ -29,6 +29,8 @@ import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { secretScanningRoutes } from "./http/routes/secret-scanning.js";
 import { usageRoutes } from "./http/routes/usage.js";
+import { adminOrganizationRoutes } from "./http/routes/admin-organizations.js";
+import { adminOrganizationDetailRoutes } from "./http/routes/admin-organization-details.js";
 import { serializerCompiler } from "./http/serializer-compiler.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { keepCoherent } from "./cache/coherence.js";
@@ -62,6 +64,8 @@ import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createLeakResponse, type LeakResponse } from "./services/leak-response.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
+import { createProvisioning, type Provisioning } from "./services/provisioning.js";
+import { isRateLimitGroup } from "./domain/rate-limit-groups.js";
 import { createRefusedCredentials } from "./services/refused-credentials.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
 import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
@@ -88,6 +92,8 @@ export interface Services {
   /** The one access decision behind REST, authorize, forward-auth and MCP. */
   access: AccessControl;
   plans: PlanService;
+  /** Organizations as the platform manages them through `/v1/admin` (docs/provisioning.md). */
+  provisioning: Provisioning;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
   /** Reads the audit trail (`GET /v1/audit`). */
@@ -219,6 +225,14 @@ export async function createServices(
       onExpired: (key) => expiries.note(key),
     }),
     plans,
+    provisioning: createProvisioning({
+      organizations: stores.organizations,
+      keys: store,
+      plans,
+      hasher,
+      clock,
+      isKnownGroup: isRateLimitGroup,
+    }),
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
     audit: createAuditLog(stores.audit),
@@ -353,6 +367,8 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });
+  await app.register(adminOrganizationRoutes, services);
+  await app.register(adminOrganizationDetailRoutes, services);
   await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
   await app.register(forwardAuthRoutes, {
     ...services,

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { billingPeriodAt } from "../domain/billing-period.js";
-import type { Plan } from "../domain/plan.js";
+import { planJson } from "../http/admin-responses.js";
 import { createPlanService } from "../services/plans.js";
 import type { PlanChanges } from "../store/plan-store.js";
 import { parsePlanNumber, parseRfc3339 } from "./parse.js";
@@ -39,18 +39,6 @@ interface PlanOptions {
   proxies?: boolean;
   storageDestinations?: boolean;
   json?: boolean;
-}
-
-/** The plan as `org plan --json` prints it (docs/plans-and-usage.md). */
-function planJson(plan: Plan) {
-  return {
-    image_credits: plan.imageCredits,
-    overages: plan.overages,
-    period_anchor: new Date(plan.periodAnchor).toISOString(),
-    max_batch_size: plan.maxBatchSize,
-    proxies: plan.proxies,
-    storage_destinations: plan.storageDestinations,
-  };
 }
 
 /** `latchkey org plan`: shows an organization's plan and, with flags, changes it. */

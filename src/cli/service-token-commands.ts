@@ -2,6 +2,11 @@ import { type Command, InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
 import { createSecretHasher } from "../domain/credentials.js";
+import {
+  DEFAULT_SERVICE_TOKEN_SCOPES,
+  parseServiceTokenScopes,
+  type ServiceTokenScope,
+} from "../domain/service-token-scopes.js";
 import { createServiceTokenService, type ServiceTokenService } from "../services/service-tokens.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
 import { withStores } from "./with-stores.js";
@@ -12,6 +17,14 @@ function parseName(value: string): string {
   if (name === "") throw new InvalidArgumentError("must not be blank; say which service holds the token.");
   if ([...name].length > 255) throw new InvalidArgumentError("must be at most 255 characters.");
   return name;
+}
+
+function parseScopes(value: string): ServiceTokenScope[] {
+  try {
+    return parseServiceTokenScopes(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function withTokens<T>(work: (tokens: ServiceTokenService) => Promise<T>): Promise<T> {
@@ -32,6 +45,7 @@ function toJson(record: ServiceTokenRecord) {
   return {
     id: record.id,
     name: record.name,
+    scopes: [...record.scopes],
     created_at: iso(record.createdAt),
     revoked_at: iso(record.revokedAt),
   };
@@ -47,16 +61,25 @@ export function registerServiceTokenCommands(program: Command): void {
     .command("create")
     .description("Create a service token and print it (only this once).")
     .requiredOption("--name <name>", "what the token is for, e.g. the service that holds it", parseName)
-    .option("--json", 'print {"id", "name", "token"}')
-    .action(async (options: { name: string; json?: boolean }) => {
-      const { record, token } = await withTokens((service) => service.create(options.name));
+    .option(
+      "--scope <scopes>",
+      "what the token may do, comma-separated: authorize (authorize, forward-auth), provision (/v1/admin)",
+      parseScopes,
+      [...DEFAULT_SERVICE_TOKEN_SCOPES],
+    )
+    .option("--json", 'print {"id", "name", "token"} (the shape section 10 of docs/platform.md pins)')
+    .action(async (options: { name: string; scope: ServiceTokenScope[]; json?: boolean }) => {
+      const { record, token } = await withTokens((service) =>
+        service.create(options.name, undefined, options.scope),
+      );
+      const scopes = [...record.scopes];
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, token }, null, 2)}\n`);
         return;
       }
       process.stdout.write(
-        `Created service token ${record.id} (${record.name}); store it now, it is not shown again:\n` +
-          `  ${token}\nSend it as X-Latchkey-Service-Token.\n`,
+        `Created service token ${record.id} (${record.name}, scopes ${scopes.join(",")}); ` +
+          `store it now, it is not shown again:\n  ${token}\nSend it as X-Latchkey-Service-Token.\n`,
       );
     });
 
@@ -74,7 +97,8 @@ export function registerServiceTokenCommands(program: Command): void {
       for (const record of records) {
         const state = record.revokedAt === null ? "active" : `revoked ${iso(record.revokedAt)}`;
         process.stdout.write(
-          `${record.id}  ${record.name.padEnd(24)} created ${iso(record.createdAt)}  ${state}\n`,
+          `${record.id}  ${record.name.padEnd(24)} ${record.scopes.join(",").padEnd(19)} ` +
+            `created ${iso(record.createdAt)}  ${state}\n`,
         );
       }
     });

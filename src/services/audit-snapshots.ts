@@ -1,5 +1,6 @@
 import type { AuditSnapshot } from "../domain/audit.js";
 import type { ApiKeyRecord, Organization, OrganizationLimits } from "../store/key-store.js";
+import type { OrganizationRecord } from "../store/organization-store.js";
 import type { StoredPlan } from "../store/plan-store.js";
 import type { StoredResource } from "../store/resource-store.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
@@ -31,6 +32,11 @@ export function organizationSnapshot(org: Organization): AuditSnapshot {
   return { id: org.id, name: org.name };
 }
 
+/** An organization as the provisioning API changes it. */
+export function organizationRecordSnapshot(org: OrganizationRecord): AuditSnapshot {
+  return { id: org.id, name: org.name, external_id: org.externalId, enabled: org.disabledAt === null };
+}
+
 /** The operator's overrides as stored; null (or an absent group) means the default. */
 export function limitsSnapshot(limits: OrganizationLimits): AuditSnapshot {
   return {
@@ -54,7 +60,7 @@ export function planSnapshot(plan: StoredPlan): AuditSnapshot {
 
 /** A service token's name and state; never the token or its hash. */
 export function serviceTokenSnapshot(token: ServiceTokenRecord): AuditSnapshot {
-  return { id: token.id, name: token.name, revoked_at: iso(token.revokedAt) };
+  return { id: token.id, name: token.name, scopes: [...token.scopes], revoked_at: iso(token.revokedAt) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
-import { LatchkeyError } from "../domain/errors.js";
+import { nameTaken } from "../domain/organization-state.js";
 import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
 import {
   filtersMetadata,
@@ -79,8 +79,11 @@ async function writeQuota(db: Kysely<Database>, orgId: string, group: RateLimitG
   }
   await db
     .insertInto("rate_limit_overrides")
-    .values({ org_id: orgId, group_name: group, quota })
-    .onConflict((oc) => oc.columns(["org_id", "group_name"]).doUpdateSet({ quota }))
+    // A quota alone replaces a stacked override too: one window of the deployment's length.
+    .values({ org_id: orgId, group_name: group, quota, policies: null, per: null })
+    .onConflict((oc) =>
+      oc.columns(["org_id", "group_name"]).doUpdateSet({ quota, policies: null, per: null }),
+    )
     .execute();
 }
 
@@ -114,8 +117,7 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
 
   return {
     async createOrganization(org, audit) {
-      const taken = () =>
-        new LatchkeyError("organization_name_taken", `An organization named '${org.name}' already exists.`);
+      const taken = () => nameTaken(org.name);
       try {
         await db.transaction().execute(async (trx) => {
           const same = await trx

@@ -15,7 +15,8 @@ function flagColumn(value: boolean | null): number | null {
   return value === null ? null : value ? 1 : 0;
 }
 
-function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
+/** The organization row's columns of a plan change (also written by an organization's create). */
+export function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
   const columns: Partial<OrganizationsTable> = {};
   if (changes.imageCredits !== undefined) columns.image_credits = changes.imageCredits;
   if (changes.overages !== undefined) columns.overages = flagColumn(changes.overages);

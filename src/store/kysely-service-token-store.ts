@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from "kysely";
+import { isServiceTokenScope } from "../domain/service-token-scopes.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import type { Database, ServiceTokensTable } from "./schema.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "./service-token-store.js";
@@ -10,6 +11,7 @@ function rowToRecord(row: ServiceTokensTable): ServiceTokenRecord {
     tokenHash: row.token_hash,
     createdAt: Number(row.created_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    scopes: row.scopes.split(",").filter(isServiceTokenScope),
   };
 }
 
@@ -27,6 +29,7 @@ export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceToke
             token_hash: token.tokenHash,
             created_at: token.createdAt,
             revoked_at: token.revokedAt,
+            scopes: token.scopes.join(","),
           })
           .execute();
         await insertAuditEntry(trx, audit?.(undefined, token));

@@ -17,6 +17,8 @@ import type { IdempotencyStore } from "./idempotency-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
+import { createKyselyOrganizationStore } from "./kysely-organization-store.js";
+import type { OrganizationStore } from "./organization-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspector.js";
@@ -133,6 +135,8 @@ async function currentSchema(db: Kysely<Database>): Promise<string> {
 /** Every store over one database connection; `keys.close()` (or `close()`) releases it. */
 export interface Stores {
   keys: KeyStore;
+  /** Organizations as the provisioning API manages them. */
+  organizations: OrganizationStore;
   plans: PlanStore;
   serviceTokens: ServiceTokenStore;
   /** Reads the audit trail (each store writes its own entries, in the change's transaction). */
@@ -181,6 +185,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
   }
   const stores = {
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres, postgres: isPostgres }),
+    organizations: createKyselyOrganizationStore(db, isPostgres),
     plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),

@@ -1,4 +1,5 @@
 import type { AuditOf } from "../domain/audit.js";
+import type { ServiceTokenScope } from "../domain/service-token-scopes.js";
 
 /** A service token as stored: never the token, only its hash. */
 export interface ServiceTokenRecord {
@@ -12,6 +13,8 @@ export interface ServiceTokenRecord {
   createdAt: number;
   /** Epoch milliseconds of revocation, or null while valid. */
   revokedAt: number | null;
+  /** What the token may be used for, in catalogue order. */
+  scopes: readonly ServiceTokenScope[];
 }
 
 /** Persistence of service tokens; every lookup reads the database, so a revocation is seen at once. */

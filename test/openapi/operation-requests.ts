@@ -55,7 +55,7 @@ export interface FuzzContext {
   /** A key of the same organization holding only images:read. */
   limited: string;
   serviceToken: string;
-  /** Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`). */
+  /** Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`, `org`). */
   ids: Record<string, string[]>;
 }
 
@@ -267,7 +267,7 @@ function idArbitrary(operation: Operation, resolve: Resolve): fc.Arbitrary<Id> |
     },
     {
       arbitrary: fc
-        .tuple(fc.constantFrom("key", "prx", "dst", "ogc"), fc.nat({ max: 3 }))
+        .tuple(fc.constantFrom("key", "prx", "dst", "ogc", "org"), fc.nat({ max: 3 }))
         .map(([other, index]): Id => ({ kind: "existing", prefix: other, index })),
       weight: 1,
     },

@@ -39,6 +39,7 @@ export async function authorizeRoutes(
           ...errorResponses(
             "invalid_request",
             "invalid_service_token",
+            "missing_scope",
             "payload_too_large",
             "unsupported_media_type",
             "database_unavailable",
