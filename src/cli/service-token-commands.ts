@@ -97,8 +97,8 @@ export function registerServiceTokenCommands(program: Command): void {
       for (const record of records) {
         const state = record.revokedAt === null ? "active" : `revoked ${iso(record.revokedAt)}`;
         process.stdout.write(
-          `${record.id}  ${record.name.padEnd(24)} ${record.scopes.join(",").padEnd(19)} ` +
-            `created ${iso(record.createdAt)}  ${state}\n`,
+          `${record.id}  ${record.name.padEnd(24)} created ${iso(record.createdAt)}  ${state.padEnd(32)} ` +
+            `scopes ${record.scopes.join(",")}\n`,
         );
       }
     });

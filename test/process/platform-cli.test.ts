@@ -73,8 +73,20 @@ test("service-token list shows ids, names and states, never a token or its hash"
   const json = JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout);
   expect(json).toEqual(
     expect.arrayContaining([
-      { id: first.id, name: "images", created_at: expect.any(String), revoked_at: null },
-      { id: second.id, name: "proxies", created_at: expect.any(String), revoked_at: expect.any(String) },
+      {
+        id: first.id,
+        name: "images",
+        scopes: ["authorize"],
+        created_at: expect.any(String),
+        revoked_at: null,
+      },
+      {
+        id: second.id,
+        name: "proxies",
+        scopes: ["authorize"],
+        created_at: expect.any(String),
+        revoked_at: expect.any(String),
+      },
     ]),
   );
   for (const output of [text, JSON.stringify(json)]) {
@@ -84,6 +96,49 @@ test("service-token list shows ids, names and states, never a token or its hash"
     }
     expect(output).not.toMatch(/lkst_|[0-9a-f]{64}/);
   }
+});
+
+test("service-token create --scope names what a token may do; list shows it; an unknown scope is a usage error", async () => {
+  const env = databaseEnv();
+  const both = JSON.parse(
+    (
+      await latchkey(
+        ["service-token", "create", "--name", "billing", "--scope", "provision, authorize", "--json"],
+        env,
+      )
+    ).stdout,
+  );
+  const provision = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "signup", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const text = (await latchkey(["service-token", "list"], env)).stdout;
+  expect(text).toMatch(
+    new RegExp(`${both.id}\\s+billing\\s+created \\S+\\s+active\\s+scopes authorize,provision\\n`),
+  );
+  expect(text).toMatch(
+    new RegExp(`${provision.id}\\s+signup\\s+created \\S+\\s+active\\s+scopes provision\\n`),
+  );
+  const json = JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout);
+  expect(json.map((token: { scopes: string[] }) => token.scopes)).toEqual([
+    ["authorize", "provision"],
+    ["provision"],
+  ]);
+
+  const { authorization } = await createOrg(env);
+  const server = await startServer(env, await freePort());
+  const refused = await authorize(server.baseUrl, provision.token, authorization);
+  expect(refused.status).toBe(403);
+  expect(await refused.json()).toMatchObject({ code: "missing_scope" });
+  const listed = await fetch(`${server.baseUrl}/v1/admin/organizations`, {
+    headers: { "x-latchkey-service-token": provision.token },
+  });
+  expect(listed.status).toBe(200);
+
+  const bad = await latchkeyStatus(["service-token", "create", "--name", "x", "--scope", "admin"], env);
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain("unknown scope admin");
+  expect(JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout)).toHaveLength(2);
 });
 
 test("service-token revoke of an unknown id, or create with a blank name, is a one-line error", async () => {
