@@ -226,7 +226,7 @@ export async function createServices(
     }),
     plans,
     provisioning: createProvisioning({
-      organizations: stores.organizations,
+      organizations: coherence.organizations,
       keys: store,
       plans,
       hasher,

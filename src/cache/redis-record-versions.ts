@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { LatchkeyError } from "../domain/errors.js";
+import type { OrganizationStore } from "../store/organization-store.js";
 import type { KeyStore } from "../store/key-store.js";
 import type { WarningLog } from "../warning-log.js";
 
@@ -111,28 +112,50 @@ function refused(error: unknown): LatchkeyError {
  * cached record stale. `last_used_at` is not either (see VersionCachedKeysOptions.maxAgeMs).
  */
 export function withVersionedWrites(keys: KeyStore, options: VersionedWritesOptions): KeyStore {
-  const { redis, prefix, log } = options;
+  const announced = versionedWrite(options);
   return {
     ...keys,
-    async changeKey(orgId, id, decide, audit) {
-      const { versionKey, writingKey } = recordVersionKeys(prefix, orgId);
-      let connection: Redis;
-      try {
-        connection = await redis();
-        await connection.eval(BEGIN_WRITE_SCRIPT, 2, versionKey, writingKey, WRITING_MARK_MS);
-      } catch (error) {
-        throw refused(error);
-      }
-      try {
-        return await keys.changeKey(orgId, id, decide, audit);
-      } finally {
-        await connection.eval(END_WRITE_SCRIPT, 2, versionKey, writingKey).catch((error: unknown) => {
-          log.warn(
-            { org_id: orgId, error: error instanceof Error ? error.message : String(error) },
-            "record version: could not mark the end of a write; this organization's records are read from the database until the mark expires",
-          );
-        });
-      }
-    },
+    changeKey: (orgId, id, decide, audit) => announced(orgId, () => keys.changeKey(orgId, id, decide, audit)),
+  };
+}
+
+/**
+ * The organization changes every node must see on the next request (a disable, an enable), announced
+ * like a key change: its keys, connections and users are read with the organization's state.
+ */
+export function withVersionedOrganizationWrites(
+  organizations: OrganizationStore,
+  options: VersionedWritesOptions,
+): OrganizationStore {
+  const announced = versionedWrite(options);
+  return {
+    ...organizations,
+    updateOrganization: (id, changes, at, audit) =>
+      announced(id, () => organizations.updateOrganization(id, changes, at, audit)),
+  };
+}
+
+/** Runs `work` between the two bumps of `orgId`'s record version (refused when the first fails). */
+function versionedWrite(options: VersionedWritesOptions) {
+  const { redis, prefix, log } = options;
+  return async <T>(orgId: string, work: () => Promise<T>): Promise<T> => {
+    const { versionKey, writingKey } = recordVersionKeys(prefix, orgId);
+    let connection: Redis;
+    try {
+      connection = await redis();
+      await connection.eval(BEGIN_WRITE_SCRIPT, 2, versionKey, writingKey, WRITING_MARK_MS);
+    } catch (error) {
+      throw refused(error);
+    }
+    try {
+      return await work();
+    } finally {
+      await connection.eval(END_WRITE_SCRIPT, 2, versionKey, writingKey).catch((error: unknown) => {
+        log.warn(
+          { org_id: orgId, error: error instanceof Error ? error.message : String(error) },
+          "record version: could not mark the end of a write; this organization's records are read from the database until the mark expires",
+        );
+      });
+    }
   };
 }

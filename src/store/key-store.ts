@@ -37,6 +37,11 @@ export interface ApiKeyRecord extends KeyConfiguration {
   previousSecretScheme: SecretScheme;
   /** Epoch milliseconds from which the previous secret no longer authenticates; null without one. */
   previousSecretExpiresAt: number | null;
+  /**
+   * Whether the platform has the key's organization disabled (docs/provisioning.md), read with the key
+   * by the reads that authenticate (`findKeyByApiId`, `findKey`), and set only then (true).
+   */
+  organizationDisabled?: boolean;
 }
 
 /** Which key a last-use write is for: the id it updates, and what a cache finds the key under. */

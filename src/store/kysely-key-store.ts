@@ -103,16 +103,29 @@ export interface KyselyKeyStoreOptions {
 export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyKeyStoreOptions): KeyStore {
   // The reads every authenticated request makes are compiled once, per dialect; a call only binds its
   // values. Building and compiling the query tree each time cost as much as running it.
-  const keyByApiId = db.selectFrom("api_keys").selectAll().where("api_id", "=", "").compile().sql;
-  const keyByIdInOrg = db
-    .selectFrom("api_keys")
-    .selectAll()
-    .where("id", "=", "")
-    .where("org_id", "=", "")
+  // Each with its organization's state: a disabled organization's keys are refused by the very read
+  // that authenticates them, and the caches that hold the key learn of it as of any key change.
+  const withOrganization = () =>
+    db
+      .selectFrom("api_keys")
+      .innerJoin("organizations", "organizations.id", "api_keys.org_id")
+      .selectAll("api_keys")
+      .select("organizations.disabled_at as organization_disabled_at");
+  const keyByApiId = withOrganization().where("api_keys.api_id", "=", "").compile().sql;
+  const keyByIdInOrg = withOrganization()
+    .where("api_keys.id", "=", "")
+    .where("api_keys.org_id", "=", "")
     .compile().sql;
   async function selectKey(query: string, parameters: string[]) {
-    const { rows } = await db.executeQuery<ApiKeysTable>(CompiledQuery.raw(query, parameters));
-    return rows[0] && rowToRecord(rows[0]);
+    const { rows } = await db.executeQuery<ApiKeysTable & { organization_disabled_at: number | null }>(
+      CompiledQuery.raw(query, parameters),
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    // Marked only when disabled: an enabled organization's key reads back exactly as it was stored.
+    return row.organization_disabled_at == null
+      ? rowToRecord(row)
+      : { ...rowToRecord(row), organizationDisabled: true };
   }
 
   return {
