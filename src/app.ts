@@ -31,6 +31,8 @@ import { secretScanningRoutes } from "./http/routes/secret-scanning.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { adminOrganizationRoutes } from "./http/routes/admin-organizations.js";
 import { adminOrganizationDetailRoutes } from "./http/routes/admin-organization-details.js";
+import { adminCreditGrantRoutes } from "./http/routes/admin-credit-grants.js";
+import { createCreditGrants, type CreditGrants } from "./services/credit-grants.js";
 import { serializerCompiler } from "./http/serializer-compiler.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { keepCoherent } from "./cache/coherence.js";
@@ -94,6 +96,8 @@ export interface Services {
   plans: PlanService;
   /** Organizations as the platform manages them through `/v1/admin` (docs/provisioning.md). */
   provisioning: Provisioning;
+  /** Top-ups of image credits, consumed after the period's allowance. */
+  creditGrants: CreditGrants;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
   /** Reads the audit trail (`GET /v1/audit`). */
@@ -233,6 +237,7 @@ export async function createServices(
       clock,
       isKnownGroup: isRateLimitGroup,
     }),
+    creditGrants: createCreditGrants({ store: stores.creditGrants, clock }),
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
     audit: createAuditLog(stores.audit),
@@ -369,6 +374,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await app.register(auditRoutes, { audit: services.audit });
   await app.register(adminOrganizationRoutes, services);
   await app.register(adminOrganizationDetailRoutes, services);
+  await app.register(adminCreditGrantRoutes, services);
   await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
   await app.register(forwardAuthRoutes, {
     ...services,

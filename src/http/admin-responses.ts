@@ -1,5 +1,6 @@
 import type { Plan } from "../domain/plan.js";
 import type { UsageReport } from "../services/usage.js";
+import type { CreditGrant } from "../store/credit-grant-store.js";
 import type { OrganizationRecord } from "../store/organization-store.js";
 
 /** The wire forms of what the provisioning API answers (src/http/admin-schemas.ts). */
@@ -38,5 +39,18 @@ export function usageJson(report: UsageReport) {
       start: iso(period.start),
       end: iso(period.end),
     })),
+  };
+}
+
+/** A grant with what is left of it now: nothing once it has expired. */
+export function creditGrantJson(grant: CreditGrant, now: number) {
+  const expired = grant.expiresAt !== null && grant.expiresAt <= now;
+  return {
+    id: grant.id,
+    credits: grant.credits,
+    remaining: expired ? 0 : grant.remaining,
+    expires_at: grant.expiresAt === null ? null : iso(grant.expiresAt),
+    reason: grant.reason,
+    created_at: iso(grant.createdAt),
   };
 }

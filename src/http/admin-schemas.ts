@@ -204,3 +204,69 @@ export const OrganizationList = Type.Object(
     examples: [{ data: [organizationExample], pagination: { next_page_start: null } }],
   },
 );
+
+export const CreditGrantBody = Type.Object(
+  {
+    credits: Type.Integer({ minimum: 1, maximum: MAX_PLAN_NUMBER, description: "Image credits to add." }),
+    expires_at: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ["string", "null"],
+        maxLength: 64,
+        description: "When what is left stops counting (RFC 3339, in the future); null or omitted: never.",
+        examples: ["2027-01-01T00:00:00Z"],
+      }),
+    ),
+    reason: Type.Optional(Type.Unsafe<string | null>({ type: ["string", "null"], maxLength: 500 })),
+  },
+  {
+    ...named(
+      "CreditGrantRequest",
+      "A top-up: credits consumed after the period's allowance, until used or expired.",
+    ),
+    additionalProperties: false,
+    examples: [{ credits: 1000, expires_at: "2027-01-01T00:00:00Z", reason: "top-up, invoice 2026-118" }],
+  },
+);
+export type CreditGrantBody = Static<typeof CreditGrantBody>;
+
+const creditGrantExample = {
+  id: "cgr_7Hq2LmXv9TnB4kPz1RsW3c",
+  credits: 1000,
+  remaining: 640,
+  expires_at: "2027-01-01T00:00:00.000Z",
+  reason: "top-up, invoice 2026-118",
+  created_at: "2026-11-22T11:36:56.123Z",
+};
+
+export const CreditGrantRecord = Type.Object(
+  {
+    id: Type.String({ description: "`cgr_...` identifier." }),
+    credits: Type.Integer({ description: "Credits granted." }),
+    remaining: Type.Integer({ description: "Credits still usable now: 0 once used up or expired." }),
+    expires_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: "date-time" }),
+  },
+  { ...named("CreditGrant", "A credit grant and what is left of it."), examples: [creditGrantExample] },
+);
+
+export const CreditGrantList = Type.Object(
+  {
+    data: Type.Array(CreditGrantRecord),
+    pagination: Type.Object({ next_page_start: Type.Union([Type.String(), Type.Null()]) }),
+  },
+  {
+    ...named("CreditGrantList", "A page of an organization's credit grants, newest first."),
+    examples: [{ data: [creditGrantExample], pagination: { next_page_start: null } }],
+  },
+);
+
+export const PageQuery = Type.Object(
+  {
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+    page_start: Type.Optional(
+      Type.String({ description: "pagination.next_page_start of the previous page." }),
+    ),
+  },
+  { additionalProperties: false },
+);

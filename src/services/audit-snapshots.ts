@@ -1,5 +1,6 @@
 import type { AuditSnapshot } from "../domain/audit.js";
 import type { ApiKeyRecord, Organization, OrganizationLimits } from "../store/key-store.js";
+import type { CreditGrant } from "../store/credit-grant-store.js";
 import type { OrganizationRecord } from "../store/organization-store.js";
 import type { StoredPlan } from "../store/plan-store.js";
 import type { StoredResource } from "../store/resource-store.js";
@@ -30,6 +31,16 @@ export function keySnapshot(key: ApiKeyRecord): AuditSnapshot {
 
 export function organizationSnapshot(org: Organization): AuditSnapshot {
   return { id: org.id, name: org.name };
+}
+
+/** A credit grant as made. */
+export function creditGrantSnapshot(grant: CreditGrant): AuditSnapshot {
+  return {
+    id: grant.id,
+    credits: grant.credits,
+    expires_at: iso(grant.expiresAt),
+    reason: grant.reason,
+  };
 }
 
 /** An organization as the provisioning API changes it. */

@@ -6,6 +6,7 @@ import type { CreditConsumption, CreditResult, PlanChanges, PlanStore, StoredPla
 import type { Database, OrganizationsTable } from "./schema.js";
 import { batchedCredits } from "./credit-batches.js";
 import { createSqliteCreditConsumer } from "./sqlite-credits.js";
+import { consumeWithGrants } from "./kysely-credit-grants.js";
 
 function flag(value: number | null): boolean | null {
   return value === null ? null : Number(value) === 1;
@@ -94,6 +95,8 @@ export function createKyselyPlanStore(
     },
 
     consumeCredits,
+
+    consumeWithGrants: (c, now) => consumeWithGrants(db, c, now, postgres),
 
     async creditPeriods(orgId, limit) {
       const rows = await db

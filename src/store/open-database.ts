@@ -19,6 +19,8 @@ import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
 import { createKyselyOrganizationStore } from "./kysely-organization-store.js";
 import type { OrganizationStore } from "./organization-store.js";
+import type { CreditGrantStore } from "./credit-grant-store.js";
+import { createKyselyCreditGrantStore } from "./kysely-credit-grants.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspector.js";
@@ -138,6 +140,8 @@ export interface Stores {
   /** Organizations as the provisioning API manages them. */
   organizations: OrganizationStore;
   plans: PlanStore;
+  /** Credit grants (top-ups); consumed through `plans.consumeWithGrants`. */
+  creditGrants: CreditGrantStore;
   serviceTokens: ServiceTokenStore;
   /** Reads the audit trail (each store writes its own entries, in the change's transaction). */
   audit: AuditStore;
@@ -187,6 +191,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres, postgres: isPostgres }),
     organizations: createKyselyOrganizationStore(db, isPostgres),
     plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
+    creditGrants: createKyselyCreditGrantStore(db),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),
