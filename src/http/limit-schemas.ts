@@ -40,6 +40,7 @@ export const GroupLimitBody = Type.Object(
       minItems: 1,
       maxItems: MAX_POLICIES,
       description: `One to ${MAX_POLICIES} windows; a request is admitted only when it fits every one.`,
+      examples: [[{ quota: 1000, window_seconds: 3600 }]],
     }),
     per: Type.Optional(Per),
   },
@@ -59,8 +60,77 @@ export const GroupLimitBody = Type.Object(
 );
 export type GroupLimitBody = Static<typeof GroupLimitBody>;
 
-/** Group name -> limit (an organization's `limits` on create, the LATCHKEY_GROUPS file). */
-export const GroupLimitsBody = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), GroupLimitBody, {
-  description: "Rate-limit overrides by group name.",
-  maxProperties: 100,
+/**
+ * Group name -> limit (an organization's `limits` on create, the LATCHKEY_GROUPS file). The members
+ * are an unnamed copy: the validator registers a named schema once, where it is a route's whole body.
+ */
+export const GroupLimitsBody = Type.Record(
+  Type.String({ minLength: 1, maxLength: 100 }),
+  Type.Object(GroupLimitBody.properties, { additionalProperties: false }),
+  {
+    description: "Rate-limit overrides by group name.",
+    maxProperties: 100,
+  },
+);
+
+export const GroupParams = Type.Object({
+  group: Type.String({ minLength: 1, maxLength: 64, description: "A group's name." }),
 });
+
+export const OrganizationGroupParams = Type.Object({
+  org: Type.String({ pattern: "^org_[A-Za-z0-9]{1,64}$", description: "The organization's id." }),
+  group: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "A group's name.",
+    examples: ["api-key:read"],
+  }),
+});
+
+const policiesExample = [{ quota: 1000, window_seconds: 3600 }];
+
+export const GroupDefinition = Type.Object(
+  {
+    name: Type.String(),
+    policies: Type.Array(RatePolicyBody),
+    per: Type.Union([Type.Literal("organization"), Type.Literal("key")]),
+  },
+  {
+    ...named("GroupDefinition", "A group of the platform's and its limit."),
+    examples: [{ name: "render", policies: policiesExample, per: "organization" }],
+  },
+);
+
+const EffectiveLimitBody = Type.Object(
+  {
+    policies: Type.Array(RatePolicyBody),
+    per: Type.Union([Type.Literal("organization"), Type.Literal("key")]),
+    source: Type.Union([Type.Literal("default"), Type.Literal("override")], {
+      description: "`override`: this organization's own; `default`: the group's.",
+    }),
+  },
+  {
+    ...named("EffectiveLimit", "A group's limit for one organization, and where it comes from."),
+    examples: [{ policies: policiesExample, per: "organization", source: "override" }],
+  },
+);
+export { EffectiveLimitBody };
+
+export const OrganizationLimitsBody = Type.Object(
+  { data: Type.Record(Type.String(), EffectiveLimitBody) },
+  {
+    ...named("OrganizationLimits", "Every group's limit for one organization."),
+    examples: [
+      {
+        data: {
+          "api-key:read": {
+            policies: [{ quota: 100, window_seconds: 60 }],
+            per: "organization",
+            source: "default",
+          },
+          render: { policies: policiesExample, per: "organization", source: "override" },
+        },
+      },
+    ],
+  },
+);

@@ -54,6 +54,20 @@ export function limitsSnapshot(limits: OrganizationLimits): AuditSnapshot {
     max_keys: limits.maxKeys,
     quotas: { ...limits.quotas },
     max_key_lifetime_days: limits.maxKeyLifetimeDays ?? null,
+    // The admin API's overrides (windows of their own, the platform's groups), when there are any.
+    ...policyOverrides(limits),
+  };
+}
+
+function policyOverrides(limits: OrganizationLimits): AuditSnapshot {
+  const entries = Object.entries(limits.overrides ?? {}).filter(([, override]) => override.policies !== null);
+  if (entries.length === 0) return {};
+  const windows = (policies: readonly { quota: number; windowSeconds: number }[]) =>
+    policies.map((p) => ({ quota: p.quota, window_seconds: p.windowSeconds }));
+  return {
+    overrides: Object.fromEntries(
+      entries.map(([group, o]) => [group, { policies: windows(o.policies ?? []), per: o.per }]),
+    ),
   };
 }
 

@@ -22,6 +22,7 @@ import { organizationRecordSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { mintOwnerKey } from "./organizations.js";
+import { assertEnforceable } from "./stacked-windows.js";
 import type { PlanService } from "./plans.js";
 
 /** A plan as the wire names it; on a full replacement, an omitted member is the default. */
@@ -95,8 +96,8 @@ export interface ProvisioningDeps {
   plans: PlanService;
   hasher: SecretHasher;
   clock: Clock;
-  /** Whether a group is one the deployment knows (management groups and the platform's own). */
-  isKnownGroup: (group: string) => boolean;
+  /** The groups the deployment knows now (management groups and the platform's own). */
+  knownGroups: () => Promise<ReadonlySet<string>>;
 }
 
 const isOrganizationId = (value: string) => /^org_[A-Za-z0-9]{1,64}$/.test(value);
@@ -137,7 +138,10 @@ export function parseGroupLimits(
     const policies = policiesFromJson(limit.policies);
     const problem = policiesProblem(policies);
     if (problem) issues.push({ path: `${pointer}/policies`, message: problem });
-    else limits[group] = { policies: sortedPolicies(policies), per: limit.per ?? "organization" };
+    else {
+      limits[group] = { policies: sortedPolicies(policies), per: limit.per ?? "organization" };
+      assertEnforceable(limits[group], `${pointer}/policies`);
+    }
   }
   if (issues.length > 0) {
     const message = `Invalid request: ${issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")}.`;
@@ -170,7 +174,10 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
       if (typeof input.external_id === "string") assertStorableText(input.external_id, "/external_id");
       if (input.owner_key) assertStorableText(input.owner_key, "/owner_key");
       const plan = input.plan ? planReplacement(input.plan) : {};
-      const limits = input.limits ? parseGroupLimits(input.limits, deps.isKnownGroup, "/limits") : {};
+      const known = input.limits ? await deps.knownGroups() : new Set<string>();
+      const limits = input.limits
+        ? parseGroupLimits(input.limits, (group) => known.has(group), "/limits")
+        : {};
       const now = clock.now();
       const organization: OrganizationRecord = {
         id: `org_${randomBase62(22)}`,

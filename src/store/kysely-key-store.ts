@@ -8,7 +8,15 @@ import {
   namePrefixConditions,
 } from "./key-list-filters.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
-import type { ApiKeyRecord, KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
+import type {
+  ApiKeyRecord,
+  KeyStore,
+  LimitChanges,
+  OrganizationLimits,
+  StoredOverride,
+} from "./key-store.js";
+import { policiesFromJson } from "../domain/rate-limit-policies.js";
+import { writeGroupOverride } from "./rate-limit-overrides.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import { importKeysInto } from "./kysely-import-keys.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
@@ -30,18 +38,29 @@ async function readLimits(db: Kysely<Database>, orgId: string): Promise<Organiza
       .executeTakeFirst(),
     db
       .selectFrom("rate_limit_overrides")
-      .select(["group_name", "quota"])
+      .select(["group_name", "quota", "policies", "per"])
       .where("org_id", "=", orgId)
       .execute(),
   ]);
+  const stored: Record<string, StoredOverride> = Object.create(null) as Record<string, StoredOverride>;
   const limits: OrganizationLimits = {
     maxKeys: org?.max_keys ?? null,
     quotas: {},
     maxKeyLifetimeDays: org?.max_key_lifetime_days ?? null,
   };
-  for (const { group_name, quota } of overrides) {
-    if (isRateLimitGroup(group_name)) limits.quotas[group_name] = Number(quota);
+  for (const { group_name, quota, policies, per } of overrides) {
+    if (isRateLimitGroup(group_name) && !policies) limits.quotas[group_name] = Number(quota);
+    // Overrides made through the admin API (their own windows, the platform's groups) only: a quota set
+    // with `org limits --quota` is in `quotas`, as it always was.
+    if (policies) {
+      stored[group_name] = {
+        quota: Number(quota),
+        policies: policiesFromJson(JSON.parse(policies) as { quota: number; window_seconds: number }[]),
+        per: per === "key" || per === "organization" ? per : null,
+      };
+    }
   }
+  if (Object.keys(stored).length > 0) limits.overrides = stored;
   return limits;
 }
 
@@ -209,6 +228,9 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
         }
         for (const [group, quota] of Object.entries(changes.quotas ?? {})) {
           if (isRateLimitGroup(group) && quota !== undefined) await writeQuota(trx, orgId, group, quota);
+        }
+        for (const [group, limit] of Object.entries(changes.groupLimits ?? {})) {
+          await writeGroupOverride(trx, orgId, group, limit);
         }
         const after = await readLimits(trx, orgId);
         await insertAuditEntry(trx, audit?.(before, after));

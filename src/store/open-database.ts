@@ -21,6 +21,8 @@ import { createKyselyOrganizationStore } from "./kysely-organization-store.js";
 import type { OrganizationStore } from "./organization-store.js";
 import type { CreditGrantStore } from "./credit-grant-store.js";
 import { createKyselyCreditGrantStore } from "./kysely-credit-grants.js";
+import { createKyselyRateLimitGroupStore } from "./kysely-rate-limit-groups.js";
+import type { RateLimitGroupStore } from "./rate-limit-group-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspector.js";
@@ -142,6 +144,8 @@ export interface Stores {
   plans: PlanStore;
   /** Credit grants (top-ups); consumed through `plans.consumeWithGrants`. */
   creditGrants: CreditGrantStore;
+  /** The platform's rate-limit groups declared through the admin API. */
+  groups: RateLimitGroupStore;
   serviceTokens: ServiceTokenStore;
   /** Reads the audit trail (each store writes its own entries, in the change's transaction). */
   audit: AuditStore;
@@ -192,6 +196,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     organizations: createKyselyOrganizationStore(db, isPostgres),
     plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
     creditGrants: createKyselyCreditGrantStore(db),
+    groups: createKyselyRateLimitGroupStore(db),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),

@@ -77,7 +77,7 @@ const summary = (request: FuzzRequest): Finding["request"] => {
 };
 
 /** A fresh app over in-memory SQLite, an organization with records, and its credentials. */
-async function fuzzTarget() {
+export async function fuzzTarget() {
   const config = loadConfig({ LATCHKEY_DATABASE_URL: "sqlite::memory:", LATCHKEY_LOG_LEVEL: "silent" });
   const logStream = new Writable({ write: (_chunk, _encoding, done) => done() });
   const { app, services } = await buildApp({ config, logStream });
@@ -109,7 +109,7 @@ async function fuzzTarget() {
   const { token } = await services.serviceTokens.create("fuzz", undefined, ["authorize", "provision"]);
   // Organizations of their own for the admin routes: a generated PATCH may disable one.
   ids.org = [];
-  for (const name of ["admin one", "admin two"]) {
+  for (const name of ["admin one", "admin two", "admin three", "admin four"]) {
     const created = await services.provisioning.create({ name }, "operator");
     ids.org.push(created.organization.id);
   }
