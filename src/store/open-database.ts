@@ -18,6 +18,8 @@ import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
 import { migrateToLatest } from "./migrations/index.js";
+import { databaseOpenError } from "./database-open-error.js";
+import { withoutPassword } from "./database-location.js";
 import type { Database } from "./schema.js";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspector.js";
 import type { PlanStore } from "./plan-store.js";
@@ -167,7 +169,9 @@ export interface Stores {
 export async function openStores(databaseUrl: string, log: WarningLog = stderrLog): Promise<Stores> {
   const isPostgres = /^postgres(ql)?:\/\//.test(databaseUrl);
   if (!isPostgres && !databaseUrl.startsWith("sqlite:")) {
-    throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
+    throw new Error(
+      `Unsupported database URL ${withoutPassword(databaseUrl)}: use sqlite:<path> or postgres://...`,
+    );
   }
   const postgres = isPostgres ? openPostgres(databaseUrl, log) : undefined;
   const { db, freshness, connection } = postgres
@@ -177,7 +181,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
   } catch (error) {
     await db.destroy();
-    throw error;
+    throw databaseOpenError(databaseUrl, error);
   }
   const stores = {
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres, postgres: isPostgres }),
