@@ -1,4 +1,4 @@
-import { isExpired, MAX_OVERLAP_SECONDS } from "../../domain/key-lifecycle.js";
+import { DEFAULT_OVERLAP_SECONDS, isExpired, MAX_OVERLAP_SECONDS } from "../../domain/key-lifecycle.js";
 import type { ApiKeyRecord } from "../../store/key-store.js";
 import { type Html, html } from "../html.js";
 import type { KeyFormValues } from "../key-form.js";
@@ -105,11 +105,12 @@ export function rollForm(context: PageContext, key: ApiKeyRecord, problem?: Roll
         min="0"
         max="${MAX_OVERLAP_SECONDS}"
         step="1"
-        value="${problem?.overlap ?? "0"}"
+        value="${problem?.overlap ?? String(DEFAULT_OVERLAP_SECONDS)}"
         aria-describedby="overlap_seconds-hint"
       />
       <p class="muted" id="overlap_seconds-hint">
-        0 to ${MAX_OVERLAP_SECONDS} (one week). 0: the current secret stops working at once.
+        0 to ${MAX_OVERLAP_SECONDS} (one week); 3600 is an hour. 0: the current secret stops working at once
+        (for a leaked secret).
       </p>
       <p><button type="submit">Roll</button></p>
     </form>`;
