@@ -10,12 +10,12 @@ import { type CurlExample, curlExamples } from "./markdown-examples.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const wrapper = new URL("./curl-wrapper.sh", import.meta.url).pathname;
-const documents = [
-  "README.md",
-  ...readdirSync(join(root, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`),
-];
+/** The README and docs/several-nodes.md are recipes, run whole and in order by recipes.test.ts. */
+const RECIPES = new Set(["README.md", "docs/several-nodes.md"]);
+const documents = readdirSync(join(root, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => `docs/${name}`)
+  .filter((file) => !RECIPES.has(file));
 
 /** Where a file's examples run: latchkey, and for the gateway examples ($GW) Caddy in front of it. */
 interface Target {
@@ -84,7 +84,7 @@ async function runExamples(file: string, examples: CurlExample[], { dir, env }: 
 const throughGateway = (examples: CurlExample[]) => examples.some((e) => e.script.includes("$GW"));
 
 /**
- * Every curl of the README and docs/ runs against a live server, so the documentation cannot rot: each
+ * Every curl of docs/ (but the recipes, recipes.test.ts) runs against a live server, so the documentation cannot rot: each
  * file against a fresh server of its own, with the owner key as $AUTH, the service token as $ST, the
  * organization as $ORG, the example route table, and `latchkey` on PATH for operator commands. A block answers 2xx unless it says otherwise (```sh expect=403).
  */
