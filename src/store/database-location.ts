@@ -53,7 +53,8 @@ export function assertDatabaseExists(databaseUrl: string, create: boolean): void
  * not parse, such as one with an unsupported scheme, or a password holding `@` or `/`).
  */
 export function withoutPassword(url: string): string {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(url)?.[0];
+  // The scheme with whatever slashes follow it, so that a mistyped `postgres:/user:pw@host` is covered.
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/*/.exec(url)?.[0];
   if (!scheme) return url;
   const rest = url.slice(scheme.length);
   const at = rest.split(/[?#]/, 1)[0]?.lastIndexOf("@") ?? -1;
