@@ -69,6 +69,7 @@ import { type AwsExternalIdService, createAwsExternalIdService } from "./service
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
 import { createIdempotentCreates, type IdempotentCreates } from "./services/idempotency.js";
 import { createResponseSealer } from "./services/response-sealer.js";
+import { createSecretHandoffs, type SecretHandoffs } from "./services/secret-handoffs.js";
 import { serverKeySource } from "./services/server-key.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
@@ -107,6 +108,8 @@ export interface Services {
   consoleUsers: ConsoleUserService;
   /** Console users, memberships and sessions as stored (sign-in, sessions). */
   consoleStore: ConsoleStore;
+  /** A created or rolled key's secret on its way to the console page that shows it once. */
+  secretHandoffs: SecretHandoffs;
   /** MCP over OAuth: registered clients, codes, connections and their tokens. */
   mcpOauth: McpOauth;
   /** What a secret scanner's report of a leaked secret does (LATCHKEY_LEAKED_KEYS). */
@@ -230,6 +233,7 @@ export async function createServices(
     idempotency,
     consoleUsers: createConsoleUserService({ store: stores.console, keys: store, clock }),
     consoleStore: stores.console,
+    secretHandoffs: createSecretHandoffs(stores.secretHandoffs, clock),
     mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
     leaks: createLeakResponse({
       store,

@@ -10,6 +10,7 @@ import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { createKyselyConsoleStore } from "./kysely-console-store.js";
 import { createKyselyOauthStore } from "./kysely-oauth-store.js";
+import { createKyselySecretHandoffStore, type SecretHandoffStore } from "./kysely-secret-handoffs.js";
 import type { OauthStore } from "./oauth-store.js";
 import type { ConsoleStore } from "./console-store.js";
 import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
@@ -147,6 +148,8 @@ export interface Stores {
   console: ConsoleStore;
   /** MCP over OAuth: clients, codes, connections. */
   oauth: OauthStore;
+  /** Secrets on their way to the one console page that shows them. */
+  secretHandoffs: SecretHandoffStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -192,6 +195,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     idempotency: createKyselyIdempotencyStore(db),
     console: createKyselyConsoleStore(db),
     oauth: createKyselyOauthStore(db),
+    secretHandoffs: createKyselySecretHandoffStore(db),
     dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
     poolStats: postgres
       ? () => ({

@@ -28,7 +28,9 @@ test("a port in use: the start says which, hints PORT and --port, and that the p
   const taken = createServer();
   taken.listen(0, "127.0.0.1");
   await once(taken, "listening");
-  onTestFinished(() => taken.close());
+  onTestFinished(() => {
+    taken.close();
+  });
   const address = taken.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const start = await refusedStart({ PORT: String(port), LATCHKEY_DATABASE_URL: sqlite() });

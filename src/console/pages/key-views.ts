@@ -12,7 +12,8 @@ import {
   type RollProblem,
 } from "./key-lifecycle-views.js";
 import { when } from "../times.js";
-import { secretOnce } from "./secret-once.js";
+import type { HandedSecret } from "../../services/secret-handoffs.js";
+import { secretOnce, secretShownAlready } from "./secret-once.js";
 
 /** Permissions grouped by family (`images`, `templates`, ...) for the picker. */
 function families(): [string, Permission[]][] {
@@ -184,13 +185,21 @@ export function keyList(
     }`;
 }
 
-/** The new key, with its secret: shown in this response only, with a copy button. */
-export function createdKey(context: PageContext, key: ApiKeyRecord, secret: string): Html {
+/**
+ * The new key, with its secret: shown on the first visit of this page only (the redirect after the
+ * create), with a copy button; a reload, or another tab, says where the secret went.
+ */
+export function createdKey(context: PageContext, key: ApiKeyRecord, handed: HandedSecret | undefined): Html {
   const org = context.current.orgId;
-  return html`<p class="notice" role="status">
-      Key “${key.name}” created. Copy its secret now: it is shown only this once and cannot be recovered.
-    </p>
-    ${secretOnce(key, secret)}
+  return html`${
+      handed
+        ? html`<p class="notice" role="status">
+              Key “${key.name}” created. Copy its secret now: it is shown only this once and cannot be
+              recovered.
+            </p>
+            ${secretOnce(key, handed.secret)}`
+        : secretShownAlready(context, key, "created")
+    }
     <p>
       <a href="/console/orgs/${org}/keys/${key.id}">Edit this key</a> ·
       <a href="/console/orgs/${org}/keys">Back to keys</a>
