@@ -195,7 +195,7 @@ export async function createServices(
     ...(metrics ? { onRecorded: () => metrics.keysExpired.inc() } : {}),
   });
   const serverKey = serverKeySource(config);
-  if (serverKey.type === "none") log.warn({}, serverKey.reason);
+  if (serverKey.type === "none") log.warn({ setting: "LATCHKEY_SERVER_KEY_FILE" }, serverKey.reason);
   const idempotency = createIdempotentCreates({
     store: stores.idempotency,
     clock,

@@ -190,7 +190,10 @@ test("console actions have their own allowance per user, apart from the organiza
   });
   expect(rest.headers.ratelimit).toBe('"api-key:write";r=19;t=60');
   const limits = await admin.get(`/console/orgs/${orgId}/limits`);
-  expect(limits.body).toMatch(/<code>api-key:write<\/code><\/th>\s*<td>20<\/td>\s*<td>19<\/td>/);
+  // The quota, then what is left (with its gauge); each cell names its column for the phone layout.
+  expect(limits.body).toMatch(
+    /<code>api-key:write<\/code><\/th>\s*<td data-label="Quota">20<\/td>\s*<td data-label="Left now">\s*19\s*<meter/,
+  );
 
   // 600 a minute per user: the sign-in landing and the requests above already took some.
   const statuses: number[] = [];
@@ -221,7 +224,9 @@ function rows(body: string): { name: string; status: string }[] {
       .replace(/\s+/g, " ")
       .trim();
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]
-    .map((row) => [...(row[1] ?? "").matchAll(/<td>([\s\S]*?)<\/td>/g)].map((cell) => text(cell[1] ?? "")))
+    .map((row) =>
+      [...(row[1] ?? "").matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => text(cell[1] ?? "")),
+    )
     .filter((cells) => cells.length > 0)
     .map((cells) => ({ name: cells[0] ?? "", status: cells[3] ?? "" }));
 }

@@ -65,7 +65,9 @@ test("the database holds the secret sealed: neither it nor the session's key is 
   const mine = session();
   const id = await createSecretHandoffs(stores.secretHandoffs, fakeClock()).hand(mine, SECRET);
   const database = new SQLite(file, { readonly: true });
-  onTestFinished(() => database.close());
+  onTestFinished(() => {
+    database.close();
+  });
   const row = database.prepare("select * from console_secret_handoffs where id = ?").get(id) as Record<
     string,
     unknown

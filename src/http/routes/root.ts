@@ -3,7 +3,7 @@ import { packageVersion } from "../../version.js";
 
 /** latchkey's mark: a key's bow and blade in the console's accent, legible at 16 px. */
 export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
-<rect width="32" height="32" rx="7" fill="#1d4ed8"/>
+<rect width="32" height="32" rx="7" fill="#0172ad"/>
 <circle cx="11" cy="16" r="6" fill="none" stroke="#fff" stroke-width="3"/>
 <path d="M17 16h11M24 16v5M28 16v4" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round"/>
 </svg>
