@@ -129,25 +129,21 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
     }
   });
 
-  app.get<{ Params: KeyParams; Querystring: { secret?: string } }>(
-    "/orgs/:orgId/keys/:keyId/created",
-    async (request, reply) => {
-      const context = await pageContext(request, store, request.params.orgId);
-      const key = await services.keys.get(consoleCaller(context), request.params.keyId);
-      const handed = await takeSecret(context, key.id, request.query.secret);
-      return send(reply, organizationPage(context, "keys", "Key created", createdKey(context, key, handed)));
-    },
-  );
-
-  app.get<{ Params: KeyParams; Querystring: { secret?: string } }>(
-    "/orgs/:orgId/keys/:keyId/rolled",
-    async (request, reply) => {
-      const context = await pageContext(request, store, request.params.orgId);
-      const key = await services.keys.get(consoleCaller(context), request.params.keyId);
-      const handed = await takeSecret(context, key.id, request.query.secret);
-      return send(reply, organizationPage(context, "keys", "Key rolled", rolledKey(context, key, handed)));
-    },
-  );
+  // The pages a create and a roll redirect to: the secret on the first visit, a note on any other.
+  for (const [page, title, view] of [
+    ["created", "Key created", createdKey],
+    ["rolled", "Key rolled", rolledKey],
+  ] as const) {
+    app.get<{ Params: KeyParams; Querystring: { secret?: string } }>(
+      `/orgs/:orgId/keys/:keyId/${page}`,
+      async (request, reply) => {
+        const context = await pageContext(request, store, request.params.orgId);
+        const key = await services.keys.get(consoleCaller(context), request.params.keyId);
+        const handed = await takeSecret(context, key.id, request.query.secret);
+        return send(reply, organizationPage(context, "keys", title, view(context, key, handed)));
+      },
+    );
+  }
 
   app.get<{ Params: KeyParams; Querystring: { saved?: string } }>(
     "/orgs/:orgId/keys/:keyId",
