@@ -40,8 +40,14 @@ async function start(overrides: Partial<Pick<Config, "port" | "host">>): Promise
   // What the first start did is said after the start line, where a person reading the terminal sees it last.
   const notices: string[] = [];
   const tell = (text: string) => notices.push(text);
-  const firstStart = await bootstrapFirstOrganization(services, config, tell);
-  if (!firstStart) await addLaterOwner(services, config, app.log, tell);
+  try {
+    const firstStart = await bootstrapFirstOrganization(services, config, tell);
+    if (!firstStart) await addLaterOwner(services, config, app.log, tell);
+  } catch (error) {
+    releaseStartWarnings();
+    await app.close();
+    throw error;
+  }
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

@@ -106,7 +106,7 @@ export function organizationPage(context: PageContext, section: Section, title: 
             <li><a href="/console/account" title="Your account">${signedIn.user.email}</a></li>
             <li>
               <form method="post" action="/console/sign-out">
-                ${csrfField(signedIn)}<button type="submit" class="quiet">Sign out</button>
+                ${csrfField(signedIn)}<button type="submit">Sign out</button>
               </form>
             </li>
           </ul>

@@ -107,7 +107,8 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
     secret: HandedSecret,
   ) => {
     const id = await services.secretHandoffs.hand(handoffSession(context), secret);
-    const url = `/console/orgs/${context.current.orgId}/keys/${secret.keyId}/${page}?secret=${id}`;
+    // The id opens nothing by itself: the secret is sealed for this session's cookie (secret-handoffs.ts).
+    const url = `/console/orgs/${context.current.orgId}/keys/${secret.keyId}/${page}?handoff=${id}`;
     return reply.redirect(url, 303);
   };
   /** The secret handed to this session for this key, once; undefined on a reload or in another tab. */
@@ -134,12 +135,12 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
     ["created", "Key created", createdKey],
     ["rolled", "Key rolled", rolledKey],
   ] as const) {
-    app.get<{ Params: KeyParams; Querystring: { secret?: string } }>(
+    app.get<{ Params: KeyParams; Querystring: { handoff?: string } }>(
       `/orgs/:orgId/keys/:keyId/${page}`,
       async (request, reply) => {
         const context = await pageContext(request, store, request.params.orgId);
         const key = await services.keys.get(consoleCaller(context), request.params.keyId);
-        const handed = await takeSecret(context, key.id, request.query.secret);
+        const handed = await takeSecret(context, key.id, request.query.handoff);
         return send(reply, organizationPage(context, "keys", title, view(context, key, handed)));
       },
     );
