@@ -36,7 +36,14 @@ function organizationStoreContract(open: () => Promise<Stores>) {
     });
     expect(await stores.organizations.getOrganization("org_a")).toEqual(org("a", "acme", 1000, "cus_1"));
     expect(await stores.plans.getPlan("org_a")).toMatchObject({ imageCredits: 700, overages: true });
-    expect((await stores.keys.getLimits("org_a")).quotas["api-key:read"]).toBe(5);
+    expect((await stores.keys.getLimits("org_a")).overrides?.["api-key:read"]).toEqual({
+      quota: 5,
+      policies: [
+        { quota: 5, windowSeconds: 1 },
+        { quota: 50, windowSeconds: 60 },
+      ],
+      per: "key",
+    });
   });
 
   test("a name (any case) or external_id taken: 409, nothing written; racing inserts keep one", async () => {
