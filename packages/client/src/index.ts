@@ -3,6 +3,26 @@
  * built-ins and global fetch, so other programs can use it without pulling in the server.
  */
 export { LatchkeyClient, type LatchkeyClientOptions } from "./client.js";
+export type { AdminResource } from "./admin.js";
+export type {
+  CreatedOrganization,
+  CreateOrganizationRequest,
+  CreditGrant,
+  CreditGrantPage,
+  CreditGrantRequest,
+  EffectiveLimit,
+  GroupDefinition,
+  GroupLimit,
+  ListOrganizationsOptions,
+  Organization,
+  OrganizationLimits,
+  OrganizationPage,
+  OwnerKeySettings,
+  Plan,
+  PlanSettings,
+  RatePolicy,
+  UpdateOrganizationRequest,
+} from "./admin-types.js";
 export { configurationOf } from "./configuration.js";
 export {
   type ClientErrorCode,
