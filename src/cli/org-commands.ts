@@ -41,6 +41,27 @@ function parseQuota(value: string): number | "default" {
 
 const orNull = (value: number | "default"): number | null => (value === "default" ? null : value);
 
+/** `org create` beside the database: the organization and its owner key, as `--json` prints them. */
+async function createBesideTheDatabase(name: string) {
+  const created = await withStore((store) =>
+    createOrganizationWithOwner(
+      { store, hasher: createSecretHasher(loadConfig().secretPepper), clock: systemClock },
+      name,
+    ),
+  );
+  return {
+    organization: { id: created.organization.id, name: created.organization.name },
+    key: { ...toKeyResponse(created.owner, systemClock.now()), api_key: created.secret },
+  };
+}
+
+/** `org create --url`: the same, through the provisioning API of a running server. */
+async function createRemotely(url: string, name: string) {
+  const { adminClient } = await import("./admin-connection.js");
+  const { organization, key } = await adminClient(url).admin.createOrganization({ name });
+  return { organization: { id: organization.id, name: organization.name }, key };
+}
+
 export function registerOrgCommands(program: Command): void {
   const org = program
     .command("org")
@@ -52,16 +73,12 @@ export function registerOrgCommands(program: Command): void {
     .command("create")
     .description("Create an organization and its owner key, and print them (the secret only this once).")
     .requiredOption("--name <name>", "organization name")
+    .option("--url <url>", "create through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)")
     .option("--json", "print {organization, key} as JSON")
-    .action(async (options: { name: string; json?: boolean }) => {
-      const created = await withStore((store) =>
-        createOrganizationWithOwner(
-          { store, hasher: createSecretHasher(loadConfig().secretPepper), clock: systemClock },
-          options.name,
-        ),
-      );
-      const key = { ...toKeyResponse(created.owner, systemClock.now()), api_key: created.secret };
-      const organization = { id: created.organization.id, name: created.organization.name };
+    .action(async (options: { name: string; url?: string; json?: boolean }) => {
+      const { organization, key } = options.url
+        ? await createRemotely(options.url, options.name)
+        : await createBesideTheDatabase(options.name);
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ organization, key }, null, 2)}\n`);
         return;

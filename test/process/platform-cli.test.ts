@@ -265,3 +265,57 @@ test("a plan changed with org plan applies to the running server's next authoriz
   expect(spent).toMatchObject({ allowed: false, status: 429, error: { code: "plan_limit_exceeded" } });
   expect(spent.headers).toMatchObject({ "x-renders-allowed": "1", "x-renders-used": "1" });
 });
+
+test("org create and org plan work remotely with --url and LATCHKEY_SERVICE_TOKEN, with the same output", async () => {
+  const env = databaseEnv();
+  const local = JSON.parse((await latchkey(["org", "create", "--name", "local", "--json"], env)).stdout);
+  const { token } = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const server = await startServer(env, await freePort());
+  // Only the server's address and the token: no database beside the command.
+  const remoteEnv = {
+    LATCHKEY_SERVICE_TOKEN: token,
+    LATCHKEY_DATABASE_URL: "sqlite:/nonexistent/latchkey.db",
+  };
+  const remote = JSON.parse(
+    (await latchkey(["org", "create", "--name", "remote", "--url", server.baseUrl, "--json"], remoteEnv))
+      .stdout,
+  );
+  expect(Object.keys(remote)).toEqual(Object.keys(local));
+  expect(Object.keys(remote.organization)).toEqual(Object.keys(local.organization));
+  expect(Object.keys(remote.key).sort()).toEqual(Object.keys(local.key).sort());
+  expect(remote.key).toMatchObject({
+    all_future_permissions: true,
+    api_key: expect.stringMatching(/^lksk_/),
+  });
+  const authorization = `Basic ${Buffer.from(`${remote.key.api_id}:${remote.key.api_key}`).toString("base64")}`;
+  const listed = await fetch(`${server.baseUrl}/v1/api-keys`, { headers: { authorization } });
+  expect(listed.status).toBe(200);
+
+  const args = ["org", "plan", "--org", remote.organization.id, "--url", server.baseUrl];
+  const changed = JSON.parse(
+    (await latchkey([...args, "--image-credits", "900", "--json"], remoteEnv)).stdout,
+  );
+  expect(changed).toMatchObject({ image_credits: 900, overages: false, max_batch_size: 0 });
+  const again = JSON.parse((await latchkey([...args, "--overages", "on", "--json"], remoteEnv)).stdout);
+  expect(again).toMatchObject({ image_credits: 900, overages: true });
+  const beside = JSON.parse(
+    (await latchkey(["org", "plan", "--org", remote.organization.id, "--json"], env)).stdout,
+  );
+  expect(beside).toEqual(again);
+  const text = (await latchkey(args, remoteEnv)).stdout;
+  expect(text).toContain(`Plan of ${remote.organization.id}:`);
+  expect(text).toMatch(/image credits:\s+900 per billing period \(overages on\)/);
+
+  const noToken = await latchkeyStatus(["org", "create", "--name", "x", "--url", server.baseUrl], {});
+  expect(noToken.code).not.toBe(0);
+  expect(noToken.stderr).toContain("LATCHKEY_SERVICE_TOKEN");
+  const unknown = await latchkeyStatus(
+    ["org", "plan", "--org", "org_unknown", "--url", server.baseUrl],
+    remoteEnv,
+  );
+  expect(unknown.code).not.toBe(0);
+  expect(unknown.stderr).toContain("No organization org_unknown");
+});
