@@ -34,6 +34,7 @@ import { adminOrganizationRoutes } from "./http/routes/admin-organizations.js";
 import { adminOrganizationDetailRoutes } from "./http/routes/admin-organization-details.js";
 import { adminCreditGrantRoutes } from "./http/routes/admin-credit-grants.js";
 import { adminLimitRoutes } from "./http/routes/admin-limits.js";
+import { adminServiceTokenRoutes } from "./http/routes/admin-service-tokens.js";
 import { createLimitOverrides, type LimitOverrides } from "./services/limit-overrides.js";
 import { createCreditGrants, type CreditGrants } from "./services/credit-grants.js";
 import { serializerCompiler } from "./http/serializer-compiler.js";
@@ -432,6 +433,7 @@ export async function buildApp({
   await app.register(adminOrganizationDetailRoutes, services);
   await app.register(adminCreditGrantRoutes, services);
   await app.register(adminLimitRoutes, services);
+  await app.register(adminServiceTokenRoutes, services);
   await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
   await app.register(forwardAuthRoutes, {
     ...services,

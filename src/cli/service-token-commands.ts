@@ -1,3 +1,4 @@
+import type { LatchkeyClient, ServiceToken } from "@latchkey/client";
 import { type Command, InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
@@ -39,6 +40,24 @@ function withTokens<T>(work: (tokens: ServiceTokenService) => Promise<T>): Promi
   );
 }
 
+/** Runs `work` with the provisioning API of the server at `url` (`--url`, LATCHKEY_SERVICE_TOKEN). */
+async function remotely<T>(url: string, work: (admin: LatchkeyClient["admin"]) => Promise<T>): Promise<T> {
+  const { adminClient } = await import("./admin-connection.js");
+  return work(adminClient(url).admin);
+}
+
+/** A token as the provisioning API lists it, as the store holds it (no hash: none is needed here). */
+function fromJson(token: ServiceToken): ServiceTokenRecord {
+  return {
+    id: token.id,
+    name: token.name,
+    tokenHash: "",
+    createdAt: Date.parse(token.created_at),
+    revokedAt: token.revoked_at === null ? null : Date.parse(token.revoked_at),
+    scopes: token.scopes,
+  };
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function toJson(record: ServiceTokenRecord) {
@@ -67,11 +86,15 @@ export function registerServiceTokenCommands(program: Command): void {
       parseScopes,
       [...DEFAULT_SERVICE_TOKEN_SCOPES],
     )
+    .option("--url <url>", "create through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)")
     .option("--json", 'print {"id", "name", "token"} (the shape section 10 of docs/platform.md pins)')
-    .action(async (options: { name: string; scope: ServiceTokenScope[]; json?: boolean }) => {
-      const { record, token } = await withTokens((service) =>
-        service.create(options.name, undefined, options.scope),
-      );
+    .action(async (options: { name: string; scope: ServiceTokenScope[]; url?: string; json?: boolean }) => {
+      const { record, token } = options.url
+        ? await remotely(options.url, async (admin) => {
+            const made = await admin.createServiceToken(options.name, options.scope);
+            return { record: fromJson(made), token: made.token };
+          })
+        : await withTokens((service) => service.create(options.name, undefined, options.scope));
       const scopes = [...record.scopes];
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, token }, null, 2)}\n`);
@@ -86,9 +109,12 @@ export function registerServiceTokenCommands(program: Command): void {
   tokens
     .command("list")
     .description("List service tokens (never the tokens themselves).")
+    .option("--url <url>", "list through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)")
     .option("--json", "print a JSON array")
-    .action(async (options: { json?: boolean }) => {
-      const records = await withTokens((service) => service.list());
+    .action(async (options: { url?: string; json?: boolean }) => {
+      const records = options.url
+        ? await remotely(options.url, async (admin) => (await admin.listServiceTokens()).map(fromJson))
+        : await withTokens((service) => service.list());
       if (options.json) {
         process.stdout.write(`${JSON.stringify(records.map(toJson), null, 2)}\n`);
         return;
@@ -107,8 +133,10 @@ export function registerServiceTokenCommands(program: Command): void {
     .command("revoke")
     .description("Revoke a service token; every node refuses it from the next request on.")
     .argument("<id>", "the token's id (stk_...)")
-    .action(async (id: string) => {
-      await withTokens((service) => service.revoke(id));
+    .option("--url <url>", "revoke through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)")
+    .action(async (id: string, options: { url?: string }) => {
+      if (options.url) await remotely(options.url, (admin) => admin.revokeServiceToken(id));
+      else await withTokens((service) => service.revoke(id));
       process.stdout.write(`Revoked service token ${id}.\n`);
     });
 }

@@ -12,6 +12,7 @@ import {
   missingScope,
   type ServiceTokenScope,
 } from "../domain/service-token-scopes.js";
+import type { IdempotentResponse } from "../store/idempotency-store.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "../store/service-token-store.js";
 import { serviceTokenSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
@@ -39,6 +40,8 @@ export interface ServiceTokenService {
     name: string,
     actor?: string,
     scopes?: readonly ServiceTokenScope[],
+    /** The first answer to an `Idempotency-Key` (it holds the token), committed with the token. */
+    respond?: (created: { record: ServiceTokenRecord; token: string }) => IdempotentResponse,
   ): Promise<{ record: ServiceTokenRecord; token: string }>;
   list(): Promise<ServiceTokenRecord[]>;
   /** Revokes a token (audited as `actor`); throws not_found for an unknown id. Effective everywhere at once. */
@@ -66,7 +69,7 @@ export function createServiceTokenService(deps: {
       snapshot: serviceTokenSnapshot,
     });
   return {
-    async create(name, actor = OPERATOR_ACTOR, scopes = DEFAULT_SERVICE_TOKEN_SCOPES) {
+    async create(name, actor = OPERATOR_ACTOR, scopes = DEFAULT_SERVICE_TOKEN_SCOPES, respond) {
       const token = newServiceToken();
       const record: ServiceTokenRecord = {
         id: newServiceTokenId(),
@@ -76,7 +79,11 @@ export function createServiceTokenService(deps: {
         revokedAt: null,
         scopes: [...scopes],
       };
-      await store.insertServiceToken(record, audit(actor, "service_token.create"));
+      await store.insertServiceToken(
+        record,
+        audit(actor, "service_token.create"),
+        respond?.({ record, token }),
+      );
       return { record, token };
     },
 

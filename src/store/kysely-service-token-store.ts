@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely } from "kysely";
 import { isServiceTokenScope } from "../domain/service-token-scopes.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { Database, ServiceTokensTable } from "./schema.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "./service-token-store.js";
 
@@ -19,7 +20,7 @@ export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceToke
   // Read on every authorize and forward-auth request: compiled once, like the key reads.
   const byHash = db.selectFrom("service_tokens").selectAll().where("token_hash", "=", "").compile().sql;
   return {
-    async insertServiceToken(token, audit) {
+    async insertServiceToken(token, audit, response) {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto("service_tokens")
@@ -33,6 +34,7 @@ export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceToke
           })
           .execute();
         await insertAuditEntry(trx, audit?.(undefined, token));
+        await recordIdempotentResponse(trx, response);
       });
     },
 

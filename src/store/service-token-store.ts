@@ -1,4 +1,5 @@
 import type { AuditOf } from "../domain/audit.js";
+import type { IdempotentResponse } from "./idempotency-store.js";
 import type { ServiceTokenScope } from "../domain/service-token-scopes.js";
 
 /** A service token as stored: never the token, only its hash. */
@@ -19,8 +20,12 @@ export interface ServiceTokenRecord {
 
 /** Persistence of service tokens; every lookup reads the database, so a revocation is seen at once. */
 export interface ServiceTokenStore {
-  /** Inserts a token and records `audit` in the same transaction. */
-  insertServiceToken(token: ServiceTokenRecord, audit?: AuditOf<ServiceTokenRecord>): Promise<void>;
+  /** Inserts a token and records `audit` (and `response`, an idempotent answer) in the same transaction. */
+  insertServiceToken(
+    token: ServiceTokenRecord,
+    audit?: AuditOf<ServiceTokenRecord>,
+    response?: IdempotentResponse,
+  ): Promise<void>;
   /** Finds a token by the hash of the presented value. */
   findServiceTokenByHash(tokenHash: string): Promise<ServiceTokenRecord | undefined>;
   /** Every token, revoked ones included, oldest first. */

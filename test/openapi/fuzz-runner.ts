@@ -107,6 +107,10 @@ export async function fuzzTarget() {
     }
   }
   const { token } = await services.serviceTokens.create("fuzz", undefined, ["authorize", "provision"]);
+  // Service tokens of their own, not the fuzzer's: a generated DELETE revokes one.
+  ids.stk = [];
+  for (const name of ["spare one", "spare two"])
+    ids.stk.push((await services.serviceTokens.create(name)).record.id);
   // Organizations of their own for the admin routes: a generated PATCH may disable one.
   ids.org = [];
   for (const name of ["admin one", "admin two", "admin three", "admin four"]) {

@@ -62,7 +62,7 @@ export interface FuzzContext {
   /** A key of the same organization holding only images:read. */
   limited: string;
   serviceToken: string;
-  /** Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`, `org`). */
+  /** Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`, `org`, `stk`). */
   ids: Record<string, string[]>;
 }
 
@@ -276,7 +276,7 @@ function idArbitrary(operation: Operation, resolve: Resolve): fc.Arbitrary<Id> |
     },
     {
       arbitrary: fc
-        .tuple(fc.constantFrom("key", "prx", "dst", "ogc", "org"), fc.nat({ max: 3 }))
+        .tuple(fc.constantFrom("key", "prx", "dst", "ogc", "org", "stk"), fc.nat({ max: 3 }))
         .map(([other, index]): Id => ({ kind: "existing", prefix: other, index })),
       weight: 1,
     },

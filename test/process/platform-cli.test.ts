@@ -319,3 +319,40 @@ test("org create and org plan work remotely with --url and LATCHKEY_SERVICE_TOKE
   expect(unknown.code).not.toBe(0);
   expect(unknown.stderr).toContain("No organization org_unknown");
 });
+
+test("service-token create, list and revoke work remotely with --url, with the same output", async () => {
+  const env = databaseEnv();
+  const { token } = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const server = await startServer(env, await freePort());
+  const remoteEnv = { LATCHKEY_SERVICE_TOKEN: token };
+  const url = ["--url", server.baseUrl];
+  const created = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "images", ...url, "--json"], remoteEnv)).stdout,
+  );
+  expect(Object.keys(created)).toEqual(["id", "name", "token"]);
+  const listedRemotely = (await latchkey(["service-token", "list", ...url], remoteEnv)).stdout;
+  const listedBeside = (await latchkey(["service-token", "list"], env)).stdout;
+  expect(listedRemotely).toBe(listedBeside);
+  expect(listedRemotely).toMatch(
+    new RegExp(`${created.id}\\s+images\\s+created \\S+\\s+active\\s+scopes authorize\\n`),
+  );
+  const json = JSON.parse((await latchkey(["service-token", "list", ...url, "--json"], remoteEnv)).stdout);
+  expect(json).toEqual(JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout));
+  expect(JSON.stringify(json)).not.toContain("lkst_");
+  const revoked = await latchkey(["service-token", "revoke", created.id, ...url], remoteEnv);
+  expect(revoked.stdout).toContain(created.id);
+  const refused = await fetch(`${server.baseUrl}/v1/authorize`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-latchkey-service-token": created.token },
+    body: JSON.stringify({ authorization: null, permission: "images:create" }),
+  });
+  expect(refused.status).toBe(401);
+  // The audit trail names the token that acted.
+  const audit = JSON.parse((await latchkey(["audit", "--deployment", "--json"], env)).stdout) as {
+    actor: string;
+  }[];
+  expect(audit.map((entry) => entry.actor)).toContain(`service_token:${json[0].id}`);
+});

@@ -125,3 +125,18 @@ export interface GroupDefinition {
 }
 
 export type { UsageReport };
+
+/** A service token, never the token itself. */
+export interface ServiceToken {
+  /** `stk_...` identifier. */
+  id: string;
+  name: string;
+  scopes: ("authorize" | "provision")[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** A new service token, with the token shown only here. */
+export interface CreatedServiceToken extends ServiceToken {
+  token: string;
+}

@@ -5,6 +5,8 @@ import type {
   CreditGrant,
   CreditGrantPage,
   CreditGrantRequest,
+  CreatedServiceToken,
+  ServiceToken,
   EffectiveLimit,
   GroupDefinition,
   GroupLimit,
@@ -163,5 +165,26 @@ export class AdminResource {
   /** Declares or redefines a group of the platform's own. */
   putGroup(group: string, limit: GroupLimit): Promise<GroupDefinition> {
     return this.#send({ method: "PUT", path: `/v1/admin/groups/${encodeURIComponent(group)}`, body: limit });
+  }
+
+  /** A new service token (default scope `authorize`); the token is shown only here. */
+  createServiceToken(
+    name: string,
+    scopes?: ("authorize" | "provision")[],
+    idempotencyKey = randomUUID(),
+  ): Promise<CreatedServiceToken> {
+    const body = scopes === undefined ? { name } : { name, scopes };
+    return this.#send({ method: "POST", path: "/v1/admin/service-tokens", body, idempotencyKey });
+  }
+
+  /** Every service token, oldest first; never the tokens. */
+  async listServiceTokens(): Promise<ServiceToken[]> {
+    return (await this.#send<{ data: ServiceToken[] }>({ method: "GET", path: "/v1/admin/service-tokens" }))
+      .data;
+  }
+
+  /** Revokes a service token: every node refuses it from the next request. */
+  async revokeServiceToken(id: string): Promise<void> {
+    await this.#send({ method: "DELETE", path: `/v1/admin/service-tokens/${encodeURIComponent(id)}` });
   }
 }

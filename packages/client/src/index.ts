@@ -6,6 +6,7 @@ export { LatchkeyClient, type LatchkeyClientOptions } from "./client.js";
 export type { AdminResource } from "./admin.js";
 export type {
   CreatedOrganization,
+  CreatedServiceToken,
   CreateOrganizationRequest,
   CreditGrant,
   CreditGrantPage,
@@ -21,6 +22,7 @@ export type {
   Plan,
   PlanSettings,
   RatePolicy,
+  ServiceToken,
   UpdateOrganizationRequest,
 } from "./admin-types.js";
 export { configurationOf } from "./configuration.js";
