@@ -117,7 +117,10 @@ const EffectiveLimitBody = Type.Object(
 export { EffectiveLimitBody };
 
 export const OrganizationLimitsBody = Type.Object(
-  { data: Type.Record(Type.String(), EffectiveLimitBody) },
+  {
+    data: Type.Record(Type.String(), EffectiveLimitBody),
+    max_keys: Type.Integer({ description: "Keys the organization may hold, disabled ones included." }),
+  },
   {
     ...named("OrganizationLimits", "Every group's limit for one organization."),
     examples: [
@@ -130,6 +133,7 @@ export const OrganizationLimitsBody = Type.Object(
           },
           render: { policies: policiesExample, per: "organization", source: "override" },
         },
+        max_keys: 100,
       },
     ],
   },

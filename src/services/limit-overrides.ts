@@ -2,6 +2,7 @@ import type { Clock } from "../domain/clock.js";
 import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import type { CountedPer, GroupLimit, RatePolicy } from "../domain/rate-limit-policies.js";
 import { policiesProblem } from "../domain/rate-limit-policies.js";
+import { DEFAULT_MAX_KEYS } from "../domain/key-configuration.js";
 import { isRateLimitGroup } from "../domain/rate-limit-groups.js";
 import type { KeyStore } from "../store/key-store.js";
 import { changeOrganizationLimits } from "./organization-limits.js";
@@ -18,8 +19,8 @@ export interface EffectiveLimit {
 
 /** An organization's limits per group, and its overrides (`/v1/admin/organizations/{org}/limits`). */
 export interface LimitOverrides {
-  /** Every known group's limit for the organization. */
-  effective(orgId: string): Promise<Record<string, EffectiveLimit>>;
+  /** Every known group's limit for the organization, and its key quota. */
+  effective(orgId: string): Promise<{ groups: Record<string, EffectiveLimit>; maxKeys: number }>;
   /** Overrides one group for the organization (a known group; audited as `actor`). */
   set(orgId: string, group: string, limit: GroupLimit, actor: string): Promise<EffectiveLimit>;
   /** Removes the override: the group's own limit applies again. */
@@ -54,7 +55,7 @@ export function createLimitOverrides(deps: {
             }
           : { policies: limit.policies, per: limit.per, source: "default" };
       }
-      return answer;
+      return { groups: answer, maxKeys: limits.maxKeys ?? DEFAULT_MAX_KEYS };
     },
 
     async set(orgId, group, limit, actor) {

@@ -356,3 +356,28 @@ test("service-token create, list and revoke work remotely with --url, with the s
   }[];
   expect(audit.map((entry) => entry.actor)).toContain(`service_token:${json[0].id}`);
 });
+
+test("org limits works remotely with --url, with the same output", async () => {
+  const env = databaseEnv();
+  const { orgId } = await createOrg(env);
+  const { token } = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const server = await startServer(env, await freePort());
+  const remoteEnv = { LATCHKEY_SERVICE_TOKEN: token };
+  const url = ["--url", server.baseUrl];
+  const args = ["org", "limits", "--org", orgId];
+  const changed = (await latchkey([...args, "--group", "api-key:write", "--quota", "200", ...url], remoteEnv))
+    .stdout;
+  expect(changed).toBe((await latchkey(args, env)).stdout);
+  expect(changed).toMatch(/api-key:write\s+200\n/);
+  const json = JSON.parse((await latchkey([...args, ...url, "--json"], remoteEnv)).stdout);
+  expect(json).toEqual(JSON.parse((await latchkey([...args, "--json"], env)).stdout));
+  expect(json).toMatchObject({ organization: orgId, max_keys: 100, window_seconds: 60 });
+  await latchkey([...args, "--group", "api-key:write", "--quota", "default", ...url], remoteEnv);
+  expect(JSON.parse((await latchkey([...args, "--json"], env)).stdout).quotas["api-key:write"]).toBe(20);
+  const maxKeys = await latchkeyStatus([...args, "--max-keys", "5", ...url], remoteEnv);
+  expect(maxKeys.code).not.toBe(0);
+  expect(maxKeys.stderr).toContain("--max-keys");
+});

@@ -115,6 +115,8 @@ export interface EffectiveLimit {
 
 export interface OrganizationLimits {
   data: Record<string, EffectiveLimit>;
+  /** Keys the organization may hold, disabled ones included. */
+  max_keys: number;
 }
 
 /** A group of the platform's and its limit. */

@@ -82,12 +82,12 @@ export async function adminLimitRoutes(app: FastifyInstance, options: AdminLimit
     async (request) => {
       const effective = await limitOverrides.effective(request.params.org);
       const data = Object.fromEntries(
-        Object.entries(effective).map(([group, limit]) => [
+        Object.entries(effective.groups).map(([group, limit]) => [
           group,
           { policies: policiesToJson(limit.policies), per: limit.per, source: limit.source },
         ]),
       );
-      return { data };
+      return { data, max_keys: effective.maxKeys };
     },
   );
   rejectOtherMethods(routes, "/v1/admin/organizations/:org/limits", ["GET"]);
