@@ -89,11 +89,7 @@ export async function writeMetadata(
 
 async function writeQuota(db: Kysely<Database>, orgId: string, group: RateLimitGroup, quota: number | null) {
   if (quota === null) {
-    await db
-      .deleteFrom("rate_limit_overrides")
-      .where("org_id", "=", orgId)
-      .where("group_name", "=", group)
-      .execute();
+    await writeGroupOverride(db, orgId, group, null);
     return;
   }
   await db
