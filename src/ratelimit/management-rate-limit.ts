@@ -1,7 +1,6 @@
 import { invalidRequest } from "../domain/errors.js";
 import { defaultQuota, isRateLimitGroup } from "../domain/rate-limit-groups.js";
-import type { RatePolicy } from "../domain/rate-limit-policies.js";
-import type { GroupCatalog } from "../services/rate-limit-groups.js";
+import type { GroupLimit, RatePolicy } from "../domain/rate-limit-policies.js";
 import { recordVersionKeys } from "../cache/redis-record-versions.js";
 import type { RecordVersions } from "../cache/record-versions.js";
 import type { SlidingLogDecision } from "../domain/sliding-log.js";
@@ -48,7 +47,7 @@ export interface ManagementRateLimitOptions {
   loadLimits: (orgId: string) => Promise<OrganizationLimits>;
   windowSeconds: number;
   /** The platform's own groups (LATCHKEY_GROUPS, the admin API); without it only management groups. */
-  groups?: GroupCatalog;
+  groups?: { limitOf(group: string): Promise<GroupLimit | undefined> };
   /** How stale an override may be; docs/rate-limits.md promises every node sees a change within 2 seconds. */
   overridesTtlMs?: number;
   /** Namespace of limiter buckets, so two deployments can share one Redis. */
