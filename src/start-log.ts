@@ -1,16 +1,7 @@
 import type { Config } from "./config.js";
 import type { RouteTable } from "./domain/route-table.js";
+import { describeTopology } from "./redis/redis-url.js";
 import { describeDatabase } from "./store/database-location.js";
-
-/** Where a URL's user name and password would be: never written to a log. */
-function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.hostname}${parsed.port ? `:${parsed.port}` : ""}`;
-  } catch {
-    return "(unparsable URL)";
-  }
-}
 
 /**
  * What a node runs with, in its first log line: the version, the database, the limiter, the route
@@ -27,9 +18,10 @@ export function startSummary(
     version,
     database: describeDatabase(config.databaseUrl),
     limiter:
-      config.redisUrl === undefined
+      config.redisTopology === undefined
         ? "memory (this node only)"
-        : `Redis ${withoutCredentials(config.redisUrl)}`,
+        : `${describeTopology(config.redisTopology)}${config.redisReplicasAck ? ", replica acknowledgement on" : ""}`,
+    ...(config.redisTopology ? { redis_topology: config.redisTopology.kind } : {}),
     route_table: config.routesFile
       ? { file: config.routesFile, routes: routeTable.routes.length }
       : { file: null, routes: 0 },

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { createMemoryRateLimiter } from "../../src/ratelimit/memory-rate-limiter.js";
 import type { RateLimiter } from "../../src/ratelimit/rate-limiter.js";
-import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.js";
+import { openRedis, waitUntilReady } from "../../src/redis/connection.js";
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { fakeClock } from "../helpers/build-test-app.js";
 import { describeWithServices } from "../helpers/services.js";
@@ -110,7 +110,7 @@ describe("RateLimiter in memory", () => {
 
 describeWithServices(["redis"], "RateLimiter on Redis", ({ redis: url }) => {
   limiterContract(async () => {
-    const redis: Redis = openRedis(url);
+    const redis = openRedis(url) as Redis;
     if (!(await waitUntilReady(redis, 2000))) throw new Error(`Redis at ${url} does not answer`);
     // The Redis limiter itself, not the fallback wrapper: a Redis failure must fail these tests.
     const limiter = createRedisRateLimiter(redis);
