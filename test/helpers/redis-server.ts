@@ -10,6 +10,8 @@ export interface ThrowawayRedis {
   url: string;
   /** The port it listens on, the same after a restart. */
   port: number;
+  /** Whether the server runs now (not stopped). */
+  running(): boolean;
   /** Kills the server (as a crash would); the port stays reserved for `start`. */
   stop(): Promise<void>;
   /** Starts it again on the same port, empty (no persistence). */
@@ -20,21 +22,50 @@ export interface ThrowawayRedis {
   resume(): void;
 }
 
-async function launch(program: string, port: number): Promise<ChildProcess> {
+/**
+ * How a redis-server of a test's own is started: its port, and the settings that make it a cluster
+ * node, a replica or a sentinel (redis-cluster.ts, redis-sentinel.ts). The port stays the same across
+ * restarts; a node that keeps state on disk (a cluster's nodes.conf, a sentinel's configuration)
+ * keeps it in `dir`.
+ */
+export interface RedisLaunch {
+  /** Arguments after the port and address: `--cluster-enabled yes`, `--replicaof`, a config file... */
+  args?: string[];
+  /** Working directory (where a cluster node keeps nodes.conf). */
+  dir?: string;
+  /** What the server prints once it serves; "Ready to accept connections" by default. */
+  readyLine?: string;
+  /** Arguments before the port, such as a sentinel's configuration file. */
+  leadingArgs?: string[];
+}
+
+async function launch(program: string, port: number, how: RedisLaunch = {}): Promise<ChildProcess> {
   const child = spawn(
     program,
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    [
+      ...(how.leadingArgs ?? []),
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      ...(how.args ?? []),
+    ],
+    { stdio: ["ignore", "pipe", "pipe"], ...(how.dir ? { cwd: how.dir } : {}) },
   );
   killOnExit(child);
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
   });
+  const readyLine = how.readyLine ?? "Ready to accept connections";
   try {
     await waitUntilStarted({
       what: "redis-server",
-      ready: () => output.includes("Ready to accept connections"),
+      ready: () => output.includes(readyLine),
       failed: () =>
         child.exitCode === null && child.signalCode === null
           ? undefined
@@ -50,13 +81,21 @@ async function launch(program: string, port: number): Promise<ChildProcess> {
   return child;
 }
 
-/** Starts redis-server on a free port (or `port`); call `stop` when done (an exit hook also kills it). */
-export async function startThrowawayRedis(program: string, port?: number): Promise<ThrowawayRedis> {
+/**
+ * Starts redis-server on a free port (or `port`), set up by `how`; call `stop` when done (an exit hook
+ * also kills it).
+ */
+export async function startThrowawayRedis(
+  program: string,
+  port?: number,
+  how: RedisLaunch = {},
+): Promise<ThrowawayRedis> {
   const chosen = port ?? (await freePort());
-  let child: ChildProcess | undefined = await launch(program, chosen);
+  let child: ChildProcess | undefined = await launch(program, chosen, how);
   return {
     url: `redis://127.0.0.1:${chosen}`,
     port: chosen,
+    running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     async stop() {
       const running = child;
       child = undefined;
@@ -67,7 +106,7 @@ export async function startThrowawayRedis(program: string, port?: number): Promi
     },
     async start() {
       if (child) throw new Error("already running");
-      child = await launch(program, chosen);
+      child = await launch(program, chosen, how);
     },
     pause() {
       child?.kill("SIGSTOP");
