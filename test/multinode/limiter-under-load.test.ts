@@ -17,7 +17,7 @@ import { latchkey } from "../helpers/processes.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 import { callTool, connectMcp } from "../mcp/mcp-client.js";
-import { type Auth, call, type Reply, statuses } from "./node-calls.js";
+import { admitted, asked, type Auth, call, type Reply, statuses } from "./node-calls.js";
 import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 /**
@@ -30,24 +30,6 @@ const REPORT = process.env.LATCHKEY_TEST_LIMITER_REPORT;
 /** The nodes' settings (the defaults, spelled out because the assertions below depend on them). */
 const DEADLINE_MS = 1500;
 const OUTAGE_AFTER_MS = 2000;
-
-/**
- * Requests the limiter admitted: every answer from the rate-limit step on carries `RateLimit`, and
- * only the limiter's refusals are 429 or 503; a later failure (say, a database timeout on this
- * loaded machine) still held its slot.
- */
-function admitted(replies: Reply[]): number {
-  return replies.filter((r) => r.headers.has("ratelimit") && r.status !== 429 && r.status !== 503).length;
-}
-
-/**
- * Requests that reached the limiter: it answered them (`RateLimit` on every answer from that step on)
- * or refused to decide them (`503 rate_limiter_unavailable`, which counts against exactness).
- */
-function asked(replies: Reply[]): number {
-  return replies.filter((r) => r.headers.has("ratelimit") || r.body?.code === "rate_limiter_unavailable")
-    .length;
-}
 
 function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;

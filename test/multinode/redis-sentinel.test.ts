@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { startThrowawaySentinels, type ThrowawaySentinels } from "../helpers/redis-sentinel.js";
+import { describeWithServices } from "../helpers/services.js";
+import { scaledMs } from "../helpers/start-deadline.js";
+import { admitted, asked, call, statuses } from "./node-calls.js";
+import { type NodeProcess, showNodeOutputOnFailure } from "./node-processes.js";
+import {
+  expectExactAcrossFailover,
+  reads,
+  startTopologyNodes,
+  type TopologyNodes,
+} from "./topology-nodes.js";
+
+/**
+ * Three nodes on a Sentinel-managed master of this suite's own (a master, a replica, three sentinels),
+ * with replica acknowledgement: the same exactness as on one Redis, and the master SIGKILLed during
+ * bursts while the sentinels promote its replica. docs/several-nodes.md.
+ */
+describeWithServices(["postgres", "redisServer"], "three nodes on a Sentinel-managed master", (services) => {
+  let sentinels: ThrowawaySentinels;
+  let topology: TopologyNodes;
+  let nodes: NodeProcess[] = [];
+  showNodeOutputOnFailure(() => nodes);
+
+  beforeAll(async () => {
+    sentinels = await startThrowawaySentinels(services.redisServer);
+    topology = await startTopologyNodes(services.postgres, sentinels.url);
+    ({ nodes } = topology);
+  }, scaledMs(120_000));
+
+  afterAll(async () => {
+    await topology?.stop();
+    await sentinels?.stop();
+  });
+
+  test("150 reads against 100 and 30 writes against 20 at once over three nodes: exactly the allowances", async () => {
+    const { owner } = await topology.newOrganization();
+    const [read, write] = await Promise.all([
+      reads(nodes, owner, 150),
+      Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          call(nodes[i % 3] as NodeProcess, "POST", "/v1/api-keys", owner, { permissions: [] }),
+        ),
+      ),
+    ]);
+    expect(admitted(read)).toBe(Math.min(100, asked(read)));
+    expect(asked(read)).toBe(150);
+    expect(statuses(write)).toEqual({ 200: 20, 429: 10 });
+  });
+
+  test("the master SIGKILLed during bursts, its replica promoted: 0 over-admissions, refusals hold no slot, service resumes", async () => {
+    const { owner } = await topology.newOrganization();
+    const master = await sentinels.master();
+    await expectExactAcrossFailover({
+      nodes,
+      owner,
+      topology: "sentinel",
+      kill: () => master.stop(),
+      // The sentinels make the old master a replica of the new one once it is back.
+      restart: () => master.start(),
+      healed: () => sentinels.settled(1),
+    });
+    expect(await sentinels.master()).not.toBe(master);
+  });
+});
