@@ -19,13 +19,15 @@ async function connectOnce(at: HostPort, auth: { username?: string; password?: s
     enableOfflineQueue: false,
     retryStrategy: () => null,
   });
-  redis.on("error", () => {});
+  // ioredis rejects with "Connection is closed."; the socket's own error says why (ECONNREFUSED...).
+  let cause: Error | undefined;
+  redis.on("error", (error: Error) => (cause ??= error));
   try {
     await redis.connect();
     return redis;
   } catch (error) {
     redis.disconnect();
-    throw error;
+    throw cause ?? error;
   }
 }
 
@@ -101,7 +103,7 @@ async function probe(topology: RedisTopology, replicasAck: boolean): Promise<voi
     case "cluster": {
       const shards = await firstAnswer(topology.seeds, topology, async (redis, at) => {
         try {
-          return await readClusterShards(redis);
+          return await readClusterShards(redis, at.host);
         } catch (error) {
           throw new TopologyRefused(
             `LATCHKEY_REDIS_URL: ${address(at)} is not a usable cluster node (${message(error)}); use redis:// for a single server`,

@@ -28,8 +28,9 @@ function fields(flat: unknown): Record<string, unknown> {
 /**
  * Every shard that serves slots, from `CLUSTER SHARDS` (Redis 7) as the node asked sees it: its master
  * (the node whose role is master; `online` when the cluster reaches it) and its replicas online.
+ * `askedHost` names a master that does not know its own address (a cluster of one).
  */
-export async function readClusterShards(cluster: RedisClient): Promise<ShardState[]> {
+export async function readClusterShards(cluster: RedisClient, askedHost?: string): Promise<ShardState[]> {
   const reply = (await cluster.call("CLUSTER", "SHARDS")) as unknown[];
   const shards: ShardState[] = [];
   for (const entry of reply) {
@@ -41,7 +42,10 @@ export async function readClusterShards(cluster: RedisClient): Promise<ShardStat
     const nodes = (Array.isArray(shard.nodes) ? shard.nodes : []).map(fields);
     const master = nodes.find((node) => node.role === "master");
     shards.push({
-      master: master ? `${String(master.endpoint ?? master.ip)}:${String(master.port)}` : "(none)",
+      // A node that never met another does not know its own address: it is the one asked.
+      master: master
+        ? `${String(master.endpoint || master.ip || askedHost)}:${String(master.port)}`
+        : "(none)",
       masterUp: master?.health === "online",
       replicasOnline: nodes.filter((node) => node.role === "replica" && node.health === "online").length,
       replicas: nodes.filter((node) => node.role === "replica" && node.health !== "failed").length,

@@ -85,6 +85,9 @@ export async function startThrowawayCluster(
           `nodes-${port}.conf`,
           "--cluster-node-timeout",
           String(shape.nodeTimeoutMs ?? 1000),
+          // A node learns its address from the others; a cluster of one would announce none.
+          "--cluster-announce-ip",
+          "127.0.0.1",
           // A cluster with a shard down still serves the others' slots.
           "--cluster-require-full-coverage",
           "no",
