@@ -145,10 +145,9 @@ describeWithServices(
       cluster = await startThrowawayCluster(redisServer, redisCli);
     }, scaledMs(60_000));
     afterAll(() => cluster?.stop());
+    // With replica acknowledgement: the cluster and sentinel suites of test/multinode/.
     describe("three masters, one replica each", () =>
       limiterContract(topologySubject(() => cluster.url, false)));
-    describe("admitting only what a replica holds", () =>
-      limiterContract(topologySubject(() => cluster.url, true)));
   },
 );
 
