@@ -236,6 +236,17 @@ async function failoverRun(cluster, nodes, deploymentInfo, org, replicasAck) {
   await new Promise((r) => setTimeout(r, 1000));
   killedAt = performance.now();
   await master.kill();
+  // Started again only once its replica has taken over: a master without persistence that came back
+  // before that would rejoin as the master, empty, and its replica would copy the emptiness
+  // (docs/several-nodes.md says to persist, or to restart that late).
+  for (
+    const giveUp = Date.now() + 60_000;
+    (await cluster.masterOfSlot(calculateSlot(key)))?.port === master.port;
+  ) {
+    if (Date.now() > giveUp) throw new Error("no replica was promoted within 60 s");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const promotedAt = performance.now();
   await master.start();
   await cluster.settled(1, 120_000);
   const healedAt = performance.now();
@@ -258,6 +269,7 @@ async function failoverRun(cluster, nodes, deploymentInfo, org, replicasAck) {
     refused503: replies.filter((r) => r.code === "rate_limiter_unavailable").length,
     decisionsPerSecond: round(replies.length / ((performance.now() - killedAt + 1000) / 1000)),
     serviceBackMsAfterKill: firstAfter ? round(firstAfter.sent + firstAfter.ms - killedAt) : null,
+    promotedMsAfterKill: round(promotedAt - killedAt),
     healedMsAfterKill: round(healedAt - killedAt),
     slowestMs: round(Math.max(...replies.map((r) => r.ms))),
     loadPerCore: loadPerCore(),

@@ -167,9 +167,18 @@ export async function startCluster({ masters, replicas = 1, nodeTimeoutMs = 1000
           const states = await Promise.all(
             cluster.live().map((n) => ask(n.port, (r) => r.call("CLUSTER", "INFO"))),
           );
+          // Each master's own count of replicas in sync: the gossip calls a replica online before that.
+          const inSync = await Promise.all(
+            shards.map((s) =>
+              ask(
+                s.masterPort,
+                async (r) => ((await r.info("replication")).match(/^slave\d+:.*state=online/gm) ?? []).length,
+              ),
+            ),
+          );
           if (
             shards.length === masters &&
-            shards.every((s) => s.masterUp && s.replicasOnline >= replicasOnline) &&
+            shards.every((s, i) => s.masterUp && inSync[i] >= replicasOnline) &&
             states.every((s) => String(s).includes("cluster_state:ok"))
           )
             return;

@@ -1,4 +1,5 @@
 import calculateSlot from "cluster-key-slot";
+import type { Cluster } from "ioredis";
 import { isCluster, type RedisClient } from "./connection.js";
 import { readClusterShards, readReplication, type ShardState } from "./topology-state.js";
 import type { RedisTopologyKind } from "./redis-url.js";
@@ -76,8 +77,27 @@ function summarize(
 }
 
 /**
+ * The cluster's gossip calls a replica online once it has any replication offset, even one that a
+ * restart left behind: each master's own `INFO replication` says which replicas are in sync with it.
+ */
+async function withReplicasInSync(cluster: Cluster, shards: ShardState[]): Promise<ShardState[]> {
+  const masters = new Map(
+    cluster.nodes("master").map((node) => [`${node.options.host}:${node.options.port}`, node]),
+  );
+  return Promise.all(
+    shards.map(async (shard) => {
+      const node = masters.get(shard.master);
+      if (!shard.masterUp || !node) return shard;
+      const own = await readReplication(node).catch(() => undefined);
+      return own?.masterUp ? { ...shard, replicasOnline: own.replicasOnline } : shard;
+    }),
+  );
+}
+
+/**
  * Reads the topology once a second: `CLUSTER SHARDS` on a cluster (every shard's master and
- * replicas, as the cluster sees them), `INFO replication` of the master otherwise. The limiter asks
+ * replicas, as the cluster sees them, then each master's own count of replicas in sync), `INFO
+ * replication` of the master otherwise. The limiter asks
  * it, with LATCHKEY_REDIS_REPLICAS_ACK=1, whether a slot's master has a replica, so a request that
  * no replica could acknowledge is refused at once instead of after the deadline.
  */
@@ -89,7 +109,9 @@ export function monitorTopology(redis: RedisClient, options: TopologyMonitorOpti
 
   async function read(): Promise<RedisTopologyHealth> {
     try {
-      shards = isCluster(redis) ? await readClusterShards(redis) : [await readReplication(redis)];
+      shards = isCluster(redis)
+        ? await withReplicasInSync(redis, await readClusterShards(redis))
+        : [await readReplication(redis)];
       health = summarize(topology, shards, replicasAck);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { vi } from "vitest";
 import { Redis } from "ioredis";
-import { readClusterShards, type ShardState } from "../../src/redis/topology-state.js";
+import { readClusterShards, readReplication, type ShardState } from "../../src/redis/topology-state.js";
 import { freePort } from "./free-port.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "./redis-server.js";
 import { scaledMs } from "./start-deadline.js";
@@ -133,9 +133,11 @@ export async function startThrowawayCluster(
           const now = await shards();
           if (now.length !== masters) throw new Error(`${now.length} shards serve slots, not ${masters}`);
           for (const shard of now) {
-            if (!shard.masterUp || shard.replicasOnline < replicasOnline) {
+            // The master's own view: the cluster's gossip calls a replica online before it is in sync.
+            const own = shard.masterUp ? await ask(portOf(shard.master), readReplication) : undefined;
+            if (!own?.masterUp || own.replicasOnline < replicasOnline) {
               throw new Error(
-                `shard of ${shard.master}: master up ${shard.masterUp}, ${shard.replicasOnline} replicas online`,
+                `shard of ${shard.master}: master up ${shard.masterUp}, ${own?.replicasOnline} replicas in sync`,
               );
             }
           }

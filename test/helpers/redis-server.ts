@@ -10,6 +10,8 @@ export interface ThrowawayRedis {
   url: string;
   /** The port it listens on, the same after a restart. */
   port: number;
+  /** What the server printed (its log), across restarts. */
+  output(): string;
   /** Whether the server runs now (not stopped). */
   running(): boolean;
   /** Kills the server (as a crash would); the port stays reserved for `start`. */
@@ -39,7 +41,12 @@ export interface RedisLaunch {
   leadingArgs?: string[];
 }
 
-async function launch(program: string, port: number, how: RedisLaunch = {}): Promise<ChildProcess> {
+async function launch(
+  program: string,
+  port: number,
+  how: RedisLaunch = {},
+  log: (text: string) => void = () => {},
+): Promise<ChildProcess> {
   const child = spawn(
     program,
     [
@@ -60,6 +67,7 @@ async function launch(program: string, port: number, how: RedisLaunch = {}): Pro
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
+    log(chunk.toString());
   });
   const readyLine = how.readyLine ?? "Ready to accept connections";
   try {
@@ -91,10 +99,15 @@ export async function startThrowawayRedis(
   how: RedisLaunch = {},
 ): Promise<ThrowawayRedis> {
   const chosen = port ?? (await freePort());
-  let child: ChildProcess | undefined = await launch(program, chosen, how);
+  let printed = "";
+  const log = (text: string) => {
+    printed += text;
+  };
+  let child: ChildProcess | undefined = await launch(program, chosen, how, log);
   return {
     url: `redis://127.0.0.1:${chosen}`,
     port: chosen,
+    output: () => printed,
     running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     async stop() {
       const running = child;
@@ -106,7 +119,7 @@ export async function startThrowawayRedis(
     },
     async start() {
       if (child) throw new Error("already running");
-      child = await launch(program, chosen, how);
+      child = await launch(program, chosen, how, log);
     },
     pause() {
       child?.kill("SIGSTOP");

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { startThrowawayCluster, type ThrowawayCluster } from "../helpers/redis-cluster.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
@@ -97,12 +97,18 @@ describeWithServices(
 
     test("the master of the organization's slot SIGKILLed during bursts: 0 over-admissions, refusals hold no slot, service resumes", async () => {
       const { orgId, owner } = await topology.newOrganization();
-      const master = await cluster.masterOf(organizationKey(topology.prefix, orgId));
+      const key = organizationKey(topology.prefix, orgId);
+      const master = await cluster.masterOf(key);
       await expectExactAcrossFailover({
         nodes,
         owner,
         topology: "cluster",
         kill: () => master.stop(),
+        promoted: () =>
+          vi.waitFor(async () => expect((await cluster.masterOf(key)).port).not.toBe(master.port), {
+            timeout: scaledMs(30_000),
+            interval: 100,
+          }),
         restart: () => master.start(),
         healed: () => cluster.settled(1),
       });

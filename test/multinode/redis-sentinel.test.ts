@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
 import { startThrowawaySentinels, type ThrowawaySentinels } from "../helpers/redis-sentinel.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
@@ -21,6 +21,12 @@ describeWithServices(["postgres", "redisServer"], "three nodes on a Sentinel-man
   let topology: TopologyNodes;
   let nodes: NodeProcess[] = [];
   showNodeOutputOnFailure(() => nodes);
+  afterEach((context) => {
+    if (context.task.result?.state !== "fail") return;
+    for (const server of [...sentinels.servers, ...sentinels.sentinels]) {
+      console.error(`--- redis-server ${server.port} (tail) ---\n${server.output().slice(-3000)}`);
+    }
+  });
 
   beforeAll(async () => {
     sentinels = await startThrowawaySentinels(services.redisServer);
@@ -56,6 +62,11 @@ describeWithServices(["postgres", "redisServer"], "three nodes on a Sentinel-man
       owner,
       topology: "sentinel",
       kill: () => master.stop(),
+      promoted: () =>
+        vi.waitFor(async () => expect(await sentinels.master()).not.toBe(master), {
+          timeout: scaledMs(30_000),
+          interval: 100,
+        }),
       // The sentinels make the old master a replica of the new one once it is back.
       restart: () => master.start(),
       healed: () => sentinels.settled(1),

@@ -125,8 +125,9 @@ export function startBurst(nodes: NodeProcess[], owner: Auth, clients = 6) {
 /**
  * The failover tests' common course (docs/several-nodes.md): bursts on three nodes with replica
  * acknowledgement; the master holding the organization's slot is SIGKILLed once some of the
- * allowance is admitted; /readyz and the metrics report the degraded topology; the operator's
- * supervisor starts the killed server again, which comes back as a replica; service resumes.
+ * allowance is admitted; /readyz and the metrics report the degraded topology; once a replica is
+ * promoted the operator's supervisor starts the killed server again, which comes back as a
+ * replica; service resumes.
  * Then: no request waited past the deadline, every refusal was a 503 that held no slot, and the
  * organization got exactly its allowance of 100 reads, not one more (nor one fewer).
  */
@@ -135,6 +136,8 @@ export async function expectExactAcrossFailover(options: {
   owner: Auth;
   topology: "cluster" | "sentinel";
   kill(): Promise<void>;
+  /** Resolves once a replica serves the killed master's slots. */
+  promoted(): Promise<void>;
   restart(): Promise<void>;
   healed(): Promise<void>;
 }): Promise<void> {
@@ -156,6 +159,10 @@ export async function expectExactAcrossFailover(options: {
     );
     const metrics = await (await fetch(`${(nodes[0] as NodeProcess).baseUrl}/metrics`)).text();
     expect(metrics).toContain(`latchkey_redis_topology{topology="${options.topology}"} 1`);
+    expect(metrics).toContain("latchkey_redis_degraded 1");
+    // Started again only once its replica has taken over: without persistence, a master back before
+    // that would rejoin as the master, empty, and its replica would copy the emptiness.
+    await options.promoted();
     await options.restart();
     await options.healed();
     await vi.waitFor(
