@@ -64,7 +64,8 @@ export async function startThrowawaySentinels(
         file,
         [
           `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${primary.port} 2`,
-          `sentinel down-after-milliseconds ${MASTER_NAME} ${options.downAfterMs ?? 500}`,
+          // Long enough that a busy machine does not make the sentinels fail over by themselves.
+          `sentinel down-after-milliseconds ${MASTER_NAME} ${options.downAfterMs ?? 1000}`,
           `sentinel failover-timeout ${MASTER_NAME} 2000`,
           "",
         ].join("\n"),

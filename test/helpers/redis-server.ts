@@ -16,8 +16,8 @@ export interface ThrowawayRedis {
   running(): boolean;
   /** Kills the server (as a crash would); the port stays reserved for `start`. */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty (no persistence). */
-  start(): Promise<void>;
+  /** Starts it again on the same port, empty (no persistence), with `extraArgs` after its own. */
+  start(extraArgs?: string[]): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open but nothing answers. */
   pause(): void;
   /** Thaws a paused server (SIGCONT). */
@@ -117,9 +117,9 @@ export async function startThrowawayRedis(
       running.kill("SIGKILL");
       await once(running, "exit");
     },
-    async start() {
+    async start(extraArgs = []) {
       if (child) throw new Error("already running");
-      child = await launch(program, chosen, how, log);
+      child = await launch(program, chosen, { ...how, args: [...(how.args ?? []), ...extraArgs] }, log);
     },
     pause() {
       child?.kill("SIGSTOP");
