@@ -4,10 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { vi } from "vitest";
-import { Redis } from "ioredis";
 import { readClusterShards, readReplication, type ShardState } from "../../src/redis/topology-state.js";
 import { freePort } from "./free-port.js";
-import { startThrowawayRedis, type ThrowawayRedis } from "./redis-server.js";
+import { askRedis, startThrowawayRedis, type ThrowawayRedis } from "./redis-server.js";
 import { scaledMs } from "./start-deadline.js";
 
 const run = promisify(execFile);
@@ -37,24 +36,6 @@ export interface ClusterShape {
   replicas?: number;
   /** cluster-node-timeout: how long a master may be silent before its replica takes over. */
   nodeTimeoutMs?: number;
-}
-
-/** One plain connection to a node, closed after `work`. */
-async function ask<T>(port: number, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis({
-    port,
-    host: "127.0.0.1",
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  redis.on("error", () => {});
-  await redis.connect();
-  try {
-    return await work(redis);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 const portOf = (address: string) => Number(address.slice(address.lastIndexOf(":") + 1));
@@ -97,7 +78,7 @@ export async function startThrowawayCluster(
   );
   const addresses = ports.map((port) => `127.0.0.1:${port}`);
   if (masters === 1 && replicas === 0) {
-    await ask(ports[0] as number, (redis) => redis.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
+    await askRedis(ports[0] as number, (redis) => redis.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
   } else {
     await run(
       redisCli,
@@ -108,14 +89,14 @@ export async function startThrowawayCluster(
     );
   }
   const live = () => nodes.filter((node) => node.running());
-  const shards = () => ask((live()[0] as ThrowawayRedis).port, readClusterShards);
+  const shards = () => askRedis((live()[0] as ThrowawayRedis).port, readClusterShards);
   const cluster: ThrowawayCluster = {
     url: `redis+cluster://${addresses.join(",")}`,
     nodes,
     shards,
     async masterOf(key) {
       const slot = Number(
-        await ask((live()[0] as ThrowawayRedis).port, (redis) => redis.call("CLUSTER", "KEYSLOT", key)),
+        await askRedis((live()[0] as ThrowawayRedis).port, (redis) => redis.call("CLUSTER", "KEYSLOT", key)),
       );
       const shard = (await shards()).find((s) => s.slots.some(([from, to]) => slot >= from && slot <= to));
       const node = shard && nodes.find((n) => n.port === portOf(shard.master));
@@ -126,7 +107,7 @@ export async function startThrowawayCluster(
       await vi.waitFor(
         async () => {
           for (const node of live()) {
-            const info = await ask(node.port, (redis) => redis.call("CLUSTER", "INFO"));
+            const info = await askRedis(node.port, (redis) => redis.call("CLUSTER", "INFO"));
             if (!String(info).includes("cluster_state:ok"))
               throw new Error(`${node.port}: ${String(info).split("\n")[0]}`);
           }
@@ -134,7 +115,7 @@ export async function startThrowawayCluster(
           if (now.length !== masters) throw new Error(`${now.length} shards serve slots, not ${masters}`);
           for (const shard of now) {
             // The master's own view: the cluster's gossip calls a replica online before it is in sync.
-            const own = shard.masterUp ? await ask(portOf(shard.master), readReplication) : undefined;
+            const own = shard.masterUp ? await askRedis(portOf(shard.master), readReplication) : undefined;
             if (!own?.masterUp || own.replicasOnline < replicasOnline) {
               throw new Error(
                 `shard of ${shard.master}: master up ${shard.masterUp}, ${own?.replicasOnline} replicas in sync`,
@@ -146,7 +127,7 @@ export async function startThrowawayCluster(
       );
     },
     async reshardThrough(key, source, target) {
-      const slot = Number(await ask(source.port, (redis) => redis.call("CLUSTER", "KEYSLOT", key)));
+      const slot = Number(await askRedis(source.port, (redis) => redis.call("CLUSTER", "KEYSLOT", key)));
       const shard = (await shards()).find((s) => s.master.endsWith(`:${source.port}`));
       // redis-cli moves the source's lowest slots first: as many as it serves up to this one.
       const count = (shard?.slots ?? []).reduce(
@@ -155,7 +136,7 @@ export async function startThrowawayCluster(
       );
       if (count === 0) throw new Error(`${source.port} does not serve slot ${slot}`);
       const [from, to] = await Promise.all(
-        [source, target].map((n) => ask(n.port, (redis) => redis.call("CLUSTER", "MYID"))),
+        [source, target].map((n) => askRedis(n.port, (redis) => redis.call("CLUSTER", "MYID"))),
       );
       await run(
         redisCli,

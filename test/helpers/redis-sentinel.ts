@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
 import { vi } from "vitest";
 import { freePort } from "./free-port.js";
-import { startThrowawayRedis, type ThrowawayRedis } from "./redis-server.js";
+import { askRedis, startThrowawayRedis, type ThrowawayRedis } from "./redis-server.js";
 import { scaledMs } from "./start-deadline.js";
 
 /** The master name the sentinels monitor. */
@@ -22,23 +21,6 @@ export interface ThrowawaySentinels {
   /** Waits until the sentinels agree on a live master that has `replicasOnline` replicas in sync (1 by default). */
   settled(replicasOnline?: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function ask<T>(port: number, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis({
-    port,
-    host: "127.0.0.1",
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  redis.on("error", () => {});
-  await redis.connect();
-  try {
-    return await work(redis);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /**
@@ -79,7 +61,7 @@ export async function startThrowawaySentinels(
   );
   const live = () => sentinels.filter((s) => s.running());
   const masterPort = async () => {
-    const address = (await ask((live()[0] as ThrowawayRedis).port, (redis) =>
+    const address = (await askRedis((live()[0] as ThrowawayRedis).port, (redis) =>
       redis.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME),
     )) as [string, string];
     return Number(address[1]);
@@ -99,7 +81,7 @@ export async function startThrowawaySentinels(
         async () => {
           const ports = await Promise.all(
             live().map((s) =>
-              ask(s.port, async (redis) => {
+              askRedis(s.port, async (redis) => {
                 const fields = (await redis.call("SENTINEL", "MASTER", MASTER_NAME)) as string[];
                 const others = Number(fields[fields.indexOf("num-other-sentinels") + 1]);
                 if (others < 2) throw new Error(`sentinel ${s.port} knows ${others} other sentinels`);
@@ -109,7 +91,7 @@ export async function startThrowawaySentinels(
           );
           if (new Set(ports).size !== 1)
             throw new Error(`the sentinels disagree on the master: ${ports.join(", ")}`);
-          const info = await ask(ports[0] as number, (redis) => redis.info("replication"));
+          const info = await askRedis(ports[0] as number, (redis) => redis.info("replication"));
           if (!info.includes("role:master")) throw new Error(`${ports[0]} is not a master yet`);
           const online = (info.match(/^slave\d+:.*state=online/gm) ?? []).length;
           if (online < replicasOnline) throw new Error(`the master has ${online} replicas in sync`);

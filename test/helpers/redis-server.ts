@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { waitUntilStarted } from "./start-deadline.js";
 import { freePort } from "./free-port.js";
 import { killOnExit } from "./kill-on-exit.js";
+import { Redis } from "ioredis";
 
 /** A redis-server of the test's own, which it may stop, pause and restart (never the shared one). */
 export interface ThrowawayRedis {
@@ -128,4 +129,22 @@ export async function startThrowawayRedis(
       child?.kill("SIGCONT");
     },
   };
+}
+
+/** Runs `work` over one plain connection to the redis-server on `port` (no retries), then closes it. */
+export async function askRedis<T>(port: number, work: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis({
+    port,
+    host: "127.0.0.1",
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on("error", () => {});
+  await redis.connect();
+  try {
+    return await work(redis);
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -2,11 +2,10 @@ import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
 import { startThrowawaySentinels, type ThrowawaySentinels } from "../helpers/redis-sentinel.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
-import { admitted, asked, call, statuses } from "./node-calls.js";
 import { type NodeProcess, showNodeOutputOnFailure } from "./node-processes.js";
 import {
   expectExactAcrossFailover,
-  reads,
+  expectExactAtOnce,
   startTopologyNodes,
   type TopologyNodes,
 } from "./topology-nodes.js";
@@ -41,17 +40,7 @@ describeWithServices(["postgres", "redisServer"], "three nodes on a Sentinel-man
 
   test("150 reads against 100 and 30 writes against 20 at once over three nodes: exactly the allowances", async () => {
     const { owner } = await topology.newOrganization();
-    const [read, write] = await Promise.all([
-      reads(nodes, owner, 150),
-      Promise.all(
-        Array.from({ length: 30 }, (_, i) =>
-          call(nodes[i % 3] as NodeProcess, "POST", "/v1/api-keys", owner, { permissions: [] }),
-        ),
-      ),
-    ]);
-    expect(admitted(read)).toBe(Math.min(100, asked(read)));
-    expect(asked(read)).toBe(150);
-    expect(statuses(write)).toEqual({ 200: 20, 429: 10 });
+    await expectExactAtOnce(nodes, owner);
   });
 
   test("the master SIGKILLed during bursts, its replica promoted: 0 over-admissions, refusals hold no slot, service resumes", async () => {

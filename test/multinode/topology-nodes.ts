@@ -11,7 +11,7 @@ import { basicAuth } from "../helpers/build-test-app.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
 import { scaledMs } from "../helpers/start-deadline.js";
-import { admitted, type Auth, call, type Reply, statuses } from "./node-calls.js";
+import { admitted, asked, type Auth, call, type Reply, statuses } from "./node-calls.js";
 import { type NodeProcess, startNode } from "./node-processes.js";
 
 /** Three nodes over one PostgreSQL schema and a Redis cluster or Sentinel set, and a way to make organizations. */
@@ -85,6 +85,24 @@ export function reads(nodes: NodeProcess[], owner: Auth, count: number): Promise
       call(nodes[i % nodes.length] as NodeProcess, "GET", "/v1/api-keys", owner),
     ),
   );
+}
+
+/**
+ * The same exactness as on one Redis (test/multinode/limiter-under-load.test.ts): 150 reads against
+ * 100 and 30 writes against 20, all at once over three nodes, admit exactly the allowances.
+ */
+export async function expectExactAtOnce(nodes: NodeProcess[], owner: Auth): Promise<void> {
+  const [read, write] = await Promise.all([
+    reads(nodes, owner, 150),
+    Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        call(nodes[i % nodes.length] as NodeProcess, "POST", "/v1/api-keys", owner, { permissions: [] }),
+      ),
+    ),
+  ]);
+  expect(asked(read)).toBe(150);
+  expect(admitted(read)).toBe(100);
+  expect(statuses(write)).toEqual({ 200: 20, 429: 10 });
 }
 
 /** A node's /readyz body. */
@@ -177,14 +195,6 @@ export async function expectExactAcrossFailover(options: {
   // Service resumed: the allowance left is admitted now, and then exactly nothing more.
   const after = await reads(nodes, owner, 110);
   const total = admitted(during) + admitted(after);
-  if (process.env.LATCHKEY_TEST_TOPOLOGY_REPORT)
-    console.log(
-      JSON.stringify({
-        during: statuses(during),
-        after: statuses(after),
-        slowestMs: Math.max(...during.map((r) => r.ms)),
-      }),
-    );
   expect(total).toBe(100);
   expect(after.at(-1)?.status).toBe(429);
   for (const reply of during) {
