@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { once } from "node:events";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
@@ -11,6 +9,7 @@ import { createOrganizationWithOwner } from "../../src/services/organizations.js
 import type { KeyStore } from "../../src/store/key-store.js";
 import { openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
+import { startCpuHogs, stopCpuHogs } from "../helpers/cpu-hogs.js";
 import { authorizeOver } from "../helpers/platform-http.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
@@ -33,24 +32,6 @@ const OUTAGE_AFTER_MS = 2000;
 
 function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;
-}
-
-/** One busy-looping process per core, as another tenant of the machine would be. */
-function startCpuHogs(): ChildProcess[] {
-  return Array.from({ length: availableParallelism() }, () =>
-    spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }),
-  );
-}
-
-async function stopCpuHogs(hogs: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    hogs.map(async (hog) => {
-      if (hog.exitCode !== null || hog.signalCode !== null) return;
-      const exited = once(hog, "exit");
-      hog.kill("SIGKILL");
-      await exited;
-    }),
-  );
 }
 
 /**

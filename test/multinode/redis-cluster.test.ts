@@ -40,7 +40,7 @@ describeWithServices(
       await cluster?.stop();
     });
 
-    test("150 reads against 100 and 30 writes against 20 at once over three nodes: exactly the allowances", async () => {
+    test("150 reads against 100 and 30 writes against 20 at once over three nodes, every core busy: exactly the allowances", async () => {
       const { owner } = await topology.newOrganization();
       await expectExactAtOnce(nodes, owner);
     });

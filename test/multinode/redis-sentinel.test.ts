@@ -38,7 +38,7 @@ describeWithServices(["postgres", "redisServer"], "three nodes on a Sentinel-man
     await sentinels?.stop();
   });
 
-  test("150 reads against 100 and 30 writes against 20 at once over three nodes: exactly the allowances", async () => {
+  test("150 reads against 100 and 30 writes against 20 at once over three nodes, every core busy: exactly the allowances", async () => {
     const { owner } = await topology.newOrganization();
     await expectExactAtOnce(nodes, owner);
   });

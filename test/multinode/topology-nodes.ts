@@ -8,10 +8,11 @@ import { createOrganizationWithOwner } from "../../src/services/organizations.js
 import type { KeyStore } from "../../src/store/key-store.js";
 import { openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
+import { withCpuHogs } from "../helpers/cpu-hogs.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
 import { scaledMs } from "../helpers/start-deadline.js";
-import { admitted, asked, type Auth, call, type Reply, statuses } from "./node-calls.js";
+import { admitted, asked, type Auth, call, type Reply } from "./node-calls.js";
 import { type NodeProcess, startNode } from "./node-processes.js";
 
 /** Three nodes over one PostgreSQL schema and a Redis cluster or Sentinel set, and a way to make organizations. */
@@ -89,20 +90,25 @@ export function reads(nodes: NodeProcess[], owner: Auth, count: number): Promise
 
 /**
  * The same exactness as on one Redis (test/multinode/limiter-under-load.test.ts): 150 reads against
- * 100 and 30 writes against 20, all at once over three nodes, admit exactly the allowances.
+ * 100 and 30 writes against 20, all at once over three nodes while every core is busy with another
+ * process, admit exactly the allowances.
  */
 export async function expectExactAtOnce(nodes: NodeProcess[], owner: Auth): Promise<void> {
-  const [read, write] = await Promise.all([
-    reads(nodes, owner, 150),
-    Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        call(nodes[i % nodes.length] as NodeProcess, "POST", "/v1/api-keys", owner, { permissions: [] }),
+  const [read, write] = await withCpuHogs(() =>
+    Promise.all([
+      reads(nodes, owner, 150),
+      Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          call(nodes[i % nodes.length] as NodeProcess, "POST", "/v1/api-keys", owner, { permissions: [] }),
+        ),
       ),
-    ),
-  ]);
-  expect(asked(read)).toBe(150);
-  expect(admitted(read)).toBe(100);
-  expect(statuses(write)).toEqual({ 200: 20, 429: 10 });
+    ]),
+  );
+  // Requests that failed before the limiter (a database timeout on a loaded machine) never asked it:
+  // exact means min(allowance, requests that asked) admitted.
+  expect(admitted(read)).toBe(Math.min(100, asked(read)));
+  expect(admitted(write)).toBe(Math.min(20, asked(write)));
+  expect(asked(read)).toBeGreaterThan(100);
 }
 
 /** A node's /readyz body. */
