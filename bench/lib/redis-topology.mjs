@@ -26,6 +26,8 @@ async function startNode(port, dir, nodeTimeoutMs) {
     "yes",
     "--cluster-config-file",
     `nodes-${port}.conf`,
+    "--dbfilename",
+    `dump-${port}.rdb`,
     "--cluster-node-timeout",
     String(nodeTimeoutMs),
     "--cluster-announce-ip",

@@ -64,6 +64,9 @@ export async function startThrowawayCluster(
           "yes",
           "--cluster-config-file",
           `nodes-${port}.conf`,
+          // Replicas' full syncs write an RDB file: one each, so a restart never loads another's.
+          "--dbfilename",
+          `dump-${port}.rdb`,
           "--cluster-node-timeout",
           String(shape.nodeTimeoutMs ?? 1000),
           // A node learns its address from the others; a cluster of one would announce none.

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { once } from "node:events";
 import { waitUntilStarted } from "./start-deadline.js";
 import { freePort } from "./free-port.js";
@@ -100,6 +103,10 @@ export async function startThrowawayRedis(
   how: RedisLaunch = {},
 ): Promise<ThrowawayRedis> {
   const chosen = port ?? (await freePort());
+  // A folder of its own: a replica's full sync writes dump.rdb to the working folder, and a restart
+  // would load it (a stale copy of another test's data) instead of starting empty.
+  const dir = how.dir ?? mkdtempSync(join(tmpdir(), "latchkey-redis-"));
+  how = { ...how, dir };
   let printed = "";
   const log = (text: string) => {
     printed += text;
