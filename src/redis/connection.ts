@@ -54,9 +54,10 @@ export function openRedis(
         retryStrategy: reconnectDelay,
         sentinelRetryStrategy: reconnectDelay,
         sentinelCommandTimeout: 500,
-        // Sentinels announce a promotion (+switch-master): the node moves to the new master at once
-        // instead of waiting for its old connection to fail.
-        failoverDetector: true,
+        // A master demoted by a failover it survived answers writes with READONLY: reconnecting asks
+        // the sentinels for the new one. (ioredis' failoverDetector, which subscribes to every
+        // sentinel on each connection, left nodes unconnected for minutes on a loaded machine.)
+        reconnectOnError: (error) => error.message.startsWith("READONLY"),
       });
       break;
     case "cluster":
