@@ -2,13 +2,19 @@ import { ajvFor } from "./validation/ajv.js";
 import { describeIssues, type InputIssue } from "./validation/issues.js";
 import { type Static, Type } from "typebox";
 import { cidrProblem } from "./domain/networks.js";
-import { parseRedisUrl, redactRedisUrl, RedisUrlProblem, type RedisTopology } from "./redis/redis-url.js";
+import { parseRedisUrl, RedisUrlProblem, type RedisTopology } from "./redis/redis-url.js";
+import { withoutPassword } from "./store/database-location.js";
 
 /** Every setting latchkey reads from the environment; the only place `process.env` is read. */
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: "127.0.0.1" }),
-  LATCHKEY_DATABASE_URL: Type.String({ default: "sqlite:./data/latchkey.db" }),
+  LATCHKEY_DATABASE_URL: Type.String({
+    default: "sqlite:./data/latchkey.db",
+    pattern: "^(sqlite:.|postgres(ql)?://)",
+    description:
+      "sqlite:<path> (default sqlite:./data/latchkey.db) or postgres://user:password@host:5432/database",
+  }),
   // The shape of each topology's URL is checked by parseRedisUrl after the schema.
   LATCHKEY_REDIS_URL: Type.Optional(
     Type.String({
@@ -197,6 +203,8 @@ const validate = ajvFor("text").compile<RawConfig>(ConfigSchema);
 
 /** Variables whose value is never repeated in a message: it is a secret. */
 const SECRET_VARIABLES = new Set(["LATCHKEY_SECRET_PEPPER"]);
+/** Variables holding a URL that may carry a password: repeated without it. */
+const URL_VARIABLES = new Set(["LATCHKEY_DATABASE_URL", "LATCHKEY_REDIS_URL"]);
 
 /** "LATCHKEY_LOG_LEVEL is 'verbose'; use one of fatal, error, ...": the variable, its value, what fits. */
 function configProblem(issue: InputIssue): string {
@@ -204,7 +212,7 @@ function configProblem(issue: InputIssue): string {
   const value = String(issue.value ?? "");
   const given = SECRET_VARIABLES.has(name)
     ? `is ${value.length} characters long`
-    : `is '${name === "LATCHKEY_REDIS_URL" ? redactRedisUrl(value) : value}'`;
+    : `is '${URL_VARIABLES.has(name) ? withoutPassword(value) : value}'`;
   return issue.expected ? `${name} ${given}; use ${issue.expected}` : `${name} ${given}: it ${issue.message}`;
 }
 
@@ -287,6 +295,6 @@ function readRedisTopology(config: RawConfig): RedisTopology | undefined {
     return parseRedisUrl(url);
   } catch (error) {
     if (!(error instanceof RedisUrlProblem)) throw error;
-    throw new Error(`Invalid configuration: LATCHKEY_REDIS_URL '${redactRedisUrl(url)}': ${error.message}`);
+    throw new Error(`Invalid configuration: LATCHKEY_REDIS_URL '${withoutPassword(url)}': ${error.message}`);
   }
 }

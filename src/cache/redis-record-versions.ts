@@ -125,12 +125,21 @@ async function beginWrite(
     throw new Error(`no replica acknowledged the record version within ${replicasAck.deadlineMs} ms`);
 }
 
-function refused(error: unknown): LatchkeyError {
-  const cause = error instanceof Error ? error.message : String(error);
-  return new LatchkeyError(
-    "service_unavailable",
-    `The change was not made: Redis, which tells every node of it, cannot be reached (${cause}). Try again shortly.`,
+/**
+ * The answer to a change Redis cannot announce. The client's library's words (ioredis': "Stream isn't
+ * writeable ...") stay out of it: they go to the log, for the operator.
+ */
+function refused(error: unknown, orgId: string, log: WarningLog): LatchkeyError {
+  log.warn(
+    { org_id: orgId, reason: error instanceof Error ? error.message : String(error) },
+    "record version: Redis unreachable, a key change was refused (503 service_unavailable)",
   );
+  const answer = new LatchkeyError(
+    "service_unavailable",
+    "The change was not made: Redis, which tells every latchkey node of it, cannot be reached right now. Try again shortly.",
+  );
+  answer.cause = error;
+  return answer;
 }
 
 /**
@@ -156,7 +165,7 @@ export function withVersionedWrites(keys: KeyStore, options: VersionedWritesOpti
         connection = await redis();
         await beginWrite(connection, versionKeys, options.replicasAck);
       } catch (error) {
-        throw refused(error);
+        throw refused(error, orgId, log);
       }
       try {
         return await keys.changeKey(orgId, id, decide, audit);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { canManageKeys, canManageMembers, KEY_MANAGER_GRANT, userActor } from "../domain/console-roles.js";
 import { LatchkeyError } from "../domain/errors.js";
 import type { Caller } from "../services/key-service.js";
+import type { HandoffSession } from "../services/secret-handoffs.js";
 import type { ConsoleStore } from "../store/console-store.js";
 import type { PageContext } from "./layout.js";
 import { signedIn } from "./request-guard.js";
@@ -25,6 +26,11 @@ export async function pageContext(
 /** The key service's caller for a console user: the organization, full authority, actor `user:<id>`. */
 export function consoleCaller(context: PageContext): Caller {
   return { orgId: context.current.orgId, ...KEY_MANAGER_GRANT, actor: userActor(context.signedIn.user.id) };
+}
+
+/** The session a secret is handed to after a create or a roll (services/secret-handoffs.ts). */
+export function handoffSession(context: PageContext): HandoffSession {
+  return { tokenHash: context.signedIn.session.tokenHash, handoffKey: context.signedIn.handoffKey };
 }
 
 export function assertCanManageKeys(context: PageContext): void {

@@ -5,7 +5,7 @@ import { toLatchkeyError } from "../http/error-handler.js";
 import type { ConsoleSessions } from "../services/console-sessions.js";
 import { connectionPages } from "./pages/connections.js";
 import { consentPages } from "./pages/oauth-consent.js";
-import { CONSOLE_SCRIPT, CONSOLE_STYLE } from "./assets.js";
+import { type ConsoleAsset, consoleAssets } from "./assets.js";
 import { html } from "./html.js";
 import { plainPage } from "./layout.js";
 import { accountPages } from "./pages/account.js";
@@ -34,9 +34,12 @@ function renderError(reply: FastifyReply, error: LatchkeyError): FastifyReply {
   return reply.code(error.status).type("text/html").send(page.text);
 }
 
-function serveAsset(app: FastifyInstance, asset: { path: string; body: string }, type: string): void {
+function serveAsset(app: FastifyInstance, asset: ConsoleAsset): void {
   app.get(asset.path.slice("/console".length), async (_request, reply) =>
-    reply.header("Cache-Control", `public, max-age=${YEAR_SECONDS}, immutable`).type(type).send(asset.body),
+    reply
+      .header("Cache-Control", `public, max-age=${YEAR_SECONDS}, immutable`)
+      .type(asset.type)
+      .send(asset.body),
   );
 }
 
@@ -71,8 +74,8 @@ export async function consoleRoutes(
     renderError(reply, new LatchkeyError("not_found", `No console page at ${request.url.split("?")[0]}.`)),
   );
 
-  serveAsset(app, CONSOLE_SCRIPT, "text/javascript; charset=utf-8");
-  serveAsset(app, CONSOLE_STYLE, "text/css; charset=utf-8");
+  const assets = consoleAssets();
+  for (const asset of [assets.style, assets.script, ...assets.icons]) serveAsset(app, asset);
   await app.register(signInRoutes, { sessions, metrics: services.metrics });
 
   await app.register(async (scope) => {

@@ -139,8 +139,3 @@ function withoutCredentials(url: string): string {
     return "(unparsable URL)";
   }
 }
-
-/** The URL with its password replaced by `***`, for messages that repeat what was given. */
-export function redactRedisUrl(url: string): string {
-  return url.replace(/^([a-z+]+:\/\/[^:@/]*:)[^@]*@/, "$1***@");
-}

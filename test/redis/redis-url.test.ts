@@ -3,7 +3,7 @@ import { expect, test } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { EMPTY_ROUTE_TABLE } from "../../src/domain/route-table.js";
 import { deploymentBucket, organizationKeys } from "../../src/redis/key-names.js";
-import { describeTopology, parseRedisUrl, redactRedisUrl } from "../../src/redis/redis-url.js";
+import { describeTopology, parseRedisUrl } from "../../src/redis/redis-url.js";
 import { startSummary } from "../../src/start-log.js";
 
 test("the three topologies of LATCHKEY_REDIS_URL", () => {
@@ -49,7 +49,9 @@ test("the start log and every refusal name the topology, never a password", () =
     LATCHKEY_REDIS_URL: "redis+sentinel://app:hunter2@s1:26379,s2:26379/main",
     LATCHKEY_REDIS_REPLICAS_ACK: "1",
   });
-  const summary = JSON.stringify(startSummary(config, EMPTY_ROUTE_TABLE, "0.0.0", "http://127.0.0.1:8080"));
+  const summary = JSON.stringify(
+    startSummary(config, EMPTY_ROUTE_TABLE, "0.0.0", "http://127.0.0.1:8080", { limiterHealthy: true }),
+  );
   expect(summary).toContain(
     "Redis Sentinel master 'main' (sentinels s1:26379, s2:26379), replica acknowledgement on",
   );
@@ -59,7 +61,6 @@ test("the start log and every refusal name the topology, never a password", () =
     "Redis cluster (seeds h1:1, h2:2)",
   );
   expect(describeTopology(parseRedisUrl("rediss://u:hunter2@cache:6380"))).toBe("Redis rediss://cache:6380");
-  expect(redactRedisUrl("redis+cluster://u:hunter2@h1:1,h 2")).toBe("redis+cluster://u:***@h1:1,h 2");
   expect(() => loadConfig({ LATCHKEY_REDIS_URL: "redis+cluster://u:hunter2@h1:1,h 2" })).toThrow(
     /^Invalid configuration: LATCHKEY_REDIS_URL 'redis\+cluster:\/\/u:\*\*\*@h1:1,h 2': 'h 2' is not a host:port seed/,
   );

@@ -122,7 +122,8 @@ describeWithServices(["postgres", "redisServer"], "replica acknowledgement", (se
     const change = () => store.changeKey(key.orgId, key.id, (current) => ({ ...current, enabled: false }));
     const refused = await withReplicaPaused(() => change().catch((error: unknown) => error));
     expect(refused).toMatchObject({ code: "service_unavailable" });
-    expect((refused as Error).message).toMatch(/no replica acknowledged the record version/);
+    // The reason goes to the log and the error's cause; the client is told the change was not made.
+    expect(((refused as Error).cause as Error).message).toMatch(/no replica acknowledged the record version/);
     expect((await store.findKey(key.orgId, key.id))?.enabled).toBe(true);
     expect((await change())?.enabled).toBe(false);
   });
