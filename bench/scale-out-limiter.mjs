@@ -50,7 +50,7 @@ async function run(limiter, { seconds, callers, buckets, prefix }) {
 
 export async function measureLimiters({ dist, redisUrl, seconds, callerCounts = [1, 16, 64] }) {
   const load = (module) => import(pathToFileURL(join(dist, module)).href);
-  const { openRedis, waitUntilReady } = await load("ratelimit/redis-connection.js");
+  const { openRedis, waitUntilReady } = await load("redis/connection.js");
   const { createRedisRateLimiter } = await load("ratelimit/redis-rate-limiter.js");
   const { createMemoryRateLimiter } = await load("ratelimit/memory-rate-limiter.js");
   const { systemClock } = await load("domain/clock.js");

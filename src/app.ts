@@ -49,7 +49,8 @@ import { createMcpOauth, type McpOauth } from "./services/mcp-oauth.js";
 import { oauthRoutes } from "./oauth/routes.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
-import { openRedis } from "./ratelimit/redis-connection.js";
+import { openSharedRedis } from "./redis/shared-redis.js";
+import type { RedisTopologyHealth } from "./redis/topology-health.js";
 import { createMetrics, type LatchkeyMetrics } from "./metrics/metrics.js";
 import {
   type AccessSurface,
@@ -140,6 +141,10 @@ export interface Services {
   freshness?: Freshness;
   /** Entries held per record cache. */
   cacheSizes(): Record<string, number>;
+  /** Redis' topology and what is wrong with it now; absent without LATCHKEY_REDIS_URL. */
+  redisHealth?: () => RedisTopologyHealth;
+  /** Stops the background work the services started themselves (the topology monitor). */
+  close(): void;
 }
 
 /**
@@ -152,6 +157,9 @@ export async function createServices(
   log: LimiterLog = stderrLog,
   fileGroups: Readonly<Record<string, GroupLimit>> = loadGroupsFile(config),
 ): Promise<Services> {
+  const shared = await openSharedRedis(config);
+  const redis = shared?.connection;
+  const redisHealth = shared && (() => shared.monitor.current());
   const stores = await openStores(config.databaseUrl, log);
   const groups = createGroupCatalog({
     store: stores.groups,
@@ -159,8 +167,6 @@ export async function createServices(
     windowSeconds: config.rateWindowSeconds,
     clock,
   });
-  const redis =
-    config.redisUrl === undefined ? undefined : openRedis(config.redisUrl, config.redisDeadlineMs);
   let limiter: RateLimiter | undefined;
   const metrics = config.metrics
     ? createMetrics({
@@ -168,11 +174,13 @@ export async function createServices(
         limiterHealthy: () => limiter?.healthy ?? false,
         databaseDialect: stores.dialect,
         databasePool: stores.poolStats,
+        ...(redisHealth ? { redisHealth } : {}),
       })
     : null;
   const coherence = keepCoherent(stores, {
     redis: redis && (async () => redis),
     prefix: config.redisPrefix,
+    ...(config.redisReplicasAck ? { replicasAck: { deadlineMs: config.redisDeadlineMs } } : {}),
     cache: config.recordCache,
     usable: () => limiter?.healthy ?? false,
     now: () => clock.now(),
@@ -181,18 +189,23 @@ export async function createServices(
   });
   const store = coherence.keys;
   const hasher = createSecretHasher(config.secretPepper);
+  shared?.onMasterLost(coherence.clear);
   try {
     limiter = await createRateLimiter({
-      redisUrl: config.redisUrl,
+      redis: config.redisTopology,
       clock,
       log,
-      ...(redis ? { redis } : {}),
+      ...(shared ? { connection: shared.connection, replicaMissing: shared.monitor.replicaMissing } : {}),
       onRecover: coherence.clear,
       outagePolicy: config.limiterOutage,
       deadlineMs: config.redisDeadlineMs,
       outageAfterMs: config.redisOutageAfterMs,
+      replicasAck: config.redisReplicasAck,
+      // A cluster needs a moment more than one server: the seed, the slot map, then every master.
+      connectWaitMs: config.redisTopology?.kind === "single" ? 1000 : 5000,
     });
   } catch (error) {
+    shared?.monitor.close();
     redis?.disconnect();
     await store.close();
     throw error;
@@ -288,7 +301,9 @@ export async function createServices(
     }),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
+    ...(redisHealth ? { redisHealth } : {}),
     cacheSizes: coherence.cacheSizes,
+    close: () => shared?.monitor.close(),
   };
 }
 
@@ -399,6 +414,7 @@ export async function buildApp({
   app.addHook("onClose", async () => {
     clearInterval(expirySweep);
     services.idempotency.close();
+    services.close();
     await services.limiter.close();
     await services.lastUse.flush();
     await services.expiries.flush();

@@ -4,6 +4,7 @@ import type { GroupLimit, RatePolicy } from "../domain/rate-limit-policies.js";
 import { recordVersionKeys } from "../cache/redis-record-versions.js";
 import type { RecordVersions } from "../cache/record-versions.js";
 import type { SlidingLogDecision } from "../domain/sliding-log.js";
+import { organizationKeys } from "../redis/key-names.js";
 import type { OrganizationLimits } from "../store/key-store.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
@@ -96,9 +97,9 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
 
   /** The log of one organization's group and window: the same one whatever its quota becomes. */
   const bucketOf = (orgId: string, group: string, policy: RatePolicy) =>
-    policy.windowSeconds === windowSeconds
-      ? `${namespace}:${orgId}:${group}`
-      : `${namespace}:${orgId}:${group}/${policy.windowSeconds}`;
+    organizationKeys(namespace, orgId).bucket(
+      policy.windowSeconds === windowSeconds ? group : `${group}/${policy.windowSeconds}`,
+    );
 
   function managementDecision(
     decision: SlidingLogDecision,
