@@ -30,6 +30,13 @@ import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { secretScanningRoutes } from "./http/routes/secret-scanning.js";
 import { usageRoutes } from "./http/routes/usage.js";
+import { adminOrganizationRoutes } from "./http/routes/admin-organizations.js";
+import { adminOrganizationDetailRoutes } from "./http/routes/admin-organization-details.js";
+import { adminCreditGrantRoutes } from "./http/routes/admin-credit-grants.js";
+import { adminLimitRoutes } from "./http/routes/admin-limits.js";
+import { adminServiceTokenRoutes } from "./http/routes/admin-service-tokens.js";
+import { createLimitOverrides, type LimitOverrides } from "./services/limit-overrides.js";
+import { createCreditGrants, type CreditGrants } from "./services/credit-grants.js";
 import { serializerCompiler } from "./http/serializer-compiler.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
 import { keepCoherent } from "./cache/coherence.js";
@@ -64,6 +71,11 @@ import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createLeakResponse, type LeakResponse } from "./services/leak-response.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
+import { createProvisioning, type Provisioning } from "./services/provisioning.js";
+import { createGroupCatalog, type GroupCatalog } from "./services/rate-limit-groups.js";
+import { parseGroupsFile } from "./services/group-file.js";
+import { isRateLimitGroup } from "./domain/rate-limit-groups.js";
+import type { GroupLimit } from "./domain/rate-limit-policies.js";
 import { createRefusedCredentials } from "./services/refused-credentials.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
 import { type AwsExternalIdService, createAwsExternalIdService } from "./services/aws-external-id.js";
@@ -91,6 +103,14 @@ export interface Services {
   /** The one access decision behind REST, authorize, forward-auth and MCP. */
   access: AccessControl;
   plans: PlanService;
+  /** Every rate-limit group the deployment knows: management groups and the platform's own. */
+  groups: GroupCatalog;
+  /** Each organization's limits per group and its overrides (`/v1/admin/.../limits`). */
+  limitOverrides: LimitOverrides;
+  /** Organizations as the platform manages them through `/v1/admin` (docs/provisioning.md). */
+  provisioning: Provisioning;
+  /** Top-ups of image credits, consumed after the period's allowance. */
+  creditGrants: CreditGrants;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
   /** Reads the audit trail (`GET /v1/audit`). */
@@ -135,11 +155,18 @@ export async function createServices(
   config: Config,
   clock: Clock = systemClock,
   log: LimiterLog = stderrLog,
+  fileGroups: Readonly<Record<string, GroupLimit>> = loadGroupsFile(config),
 ): Promise<Services> {
   const shared = await openSharedRedis(config);
   const redis = shared?.connection;
   const redisHealth = shared && (() => shared.monitor.current());
   const stores = await openStores(config.databaseUrl, log);
+  const groups = createGroupCatalog({
+    store: stores.groups,
+    fileGroups,
+    windowSeconds: config.rateWindowSeconds,
+    clock,
+  });
   let limiter: RateLimiter | undefined;
   const metrics = config.metrics
     ? createMetrics({
@@ -188,6 +215,7 @@ export async function createServices(
     createManagementRateLimit({
       limiter,
       loadLimits: (orgId) => store.getLimits(orgId),
+      groups,
       windowSeconds: config.rateWindowSeconds,
       // Where the store's reads are exactly cached, overrides need no second, time-based cache: a
       // change applies on the next request. Elsewhere (PostgreSQL) they are read at most once a second.
@@ -236,6 +264,22 @@ export async function createServices(
       onExpired: (key) => expiries.note(key),
     }),
     plans,
+    groups,
+    limitOverrides: createLimitOverrides({
+      keys: store,
+      groups,
+      clock,
+      windowSeconds: config.rateWindowSeconds,
+    }),
+    provisioning: createProvisioning({
+      organizations: coherence.organizations,
+      keys: store,
+      plans,
+      hasher,
+      clock,
+      knownGroups: async () => new Set(Object.keys(await groups.all())),
+    }),
+    creditGrants: createCreditGrants({ store: stores.creditGrants, clock }),
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
     audit: createAuditLog(stores.audit),
@@ -308,14 +352,22 @@ function loadSettingFile<T>(setting: string, path: string, parse: (text: string,
   return parse(text, `${setting} ${path}`);
 }
 
+/** The platform's groups of the LATCHKEY_GROUPS file (none without one). */
+function loadGroupsFile(config: Config): Record<string, GroupLimit> {
+  return config.groupsFile ? loadSettingFile("LATCHKEY_GROUPS", config.groupsFile, parseGroupsFile) : {};
+}
+
 export async function buildApp({
   config,
   clock,
   logStream,
   holdStartWarnings = false,
 }: BuildAppOptions): Promise<LatchkeyApp> {
+  const fileGroups = loadGroupsFile(config);
   const routeTable = config.routesFile
-    ? loadSettingFile("LATCHKEY_ROUTES", config.routesFile, parseRouteTable)
+    ? loadSettingFile("LATCHKEY_ROUTES", config.routesFile, (text, source) =>
+        parseRouteTable(text, source, (name) => isRateLimitGroup(name) || name in fileGroups),
+      )
     : EMPTY_ROUTE_TABLE;
   const scanningKeys =
     config.secretScanningKeysFile &&
@@ -330,10 +382,12 @@ export async function buildApp({
     exposeHeadRoutes: true,
   });
   const startLog = holdStartWarnings ? heldUntilReleased(app.log) : undefined;
-  const services = await createServices(config, clock, startLog ?? app.log).catch((error: unknown) => {
-    startLog?.release();
-    throw error;
-  });
+  const services = await createServices(config, clock, startLog ?? app.log, fileGroups).catch(
+    (error: unknown) => {
+      startLog?.release();
+      throw error;
+    },
+  );
   const freshness = services.freshness;
   if (freshness) {
     // First of all hooks: the caches ask the database again after every new request started, once
@@ -391,6 +445,11 @@ export async function buildApp({
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
   await app.register(auditRoutes, { audit: services.audit });
+  await app.register(adminOrganizationRoutes, services);
+  await app.register(adminOrganizationDetailRoutes, services);
+  await app.register(adminCreditGrantRoutes, services);
+  await app.register(adminLimitRoutes, services);
+  await app.register(adminServiceTokenRoutes, services);
   await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
   await app.register(forwardAuthRoutes, {
     ...services,

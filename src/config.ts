@@ -48,6 +48,7 @@ const ConfigSchema = Type.Object({
   LATCHKEY_SERVER_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_DEFAULT_IMAGE_CREDITS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 50 }),
   LATCHKEY_ROUTES: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_GROUPS: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_FORWARDED_HEADERS: Type.Union([Type.Literal("x-forwarded"), Type.Literal("x-original")], {
     default: "x-forwarded",
   }),
@@ -136,6 +137,8 @@ export interface Config {
   defaultImageCredits: number;
   /** Path of the forward-auth route table (a JSON file); absent means no routes. */
   routesFile: string | undefined;
+  /** Path of the platform's own rate-limit groups (a JSON file, docs/rate-limits.md); absent: none. */
+  groupsFile: string | undefined;
   /**
    * The one header pair forward-auth reads the original request from: `x-forwarded`
    * (X-Forwarded-Method/-Uri: Caddy, Traefik) or `x-original` (X-Original-Method/-URI: nginx recipes).
@@ -259,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     serverKeyFile: config.LATCHKEY_SERVER_KEY_FILE,
     defaultImageCredits: config.LATCHKEY_DEFAULT_IMAGE_CREDITS,
     routesFile: config.LATCHKEY_ROUTES,
+    groupsFile: config.LATCHKEY_GROUPS,
     forwardedHeaders: config.LATCHKEY_FORWARDED_HEADERS,
     mcpAllowedHosts: (config.LATCHKEY_MCP_ALLOWED_HOSTS ?? "")
       .split(",")

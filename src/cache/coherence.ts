@@ -4,7 +4,8 @@ import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import type { Stores } from "../store/open-database.js";
 import type { WarningLog } from "../warning-log.js";
 import { createRecordVersions, type RecordVersions } from "./record-versions.js";
-import { withVersionedWrites } from "./redis-record-versions.js";
+import { withVersionedOrganizationWrites, withVersionedWrites } from "./redis-record-versions.js";
+import type { OrganizationStore } from "../store/organization-store.js";
 import { type CachedRecord, type CacheReadOutcome, withVersionCachedKeys } from "./version-cached-keys.js";
 
 /**
@@ -26,6 +27,8 @@ export interface CallerCache {
 export interface Coherence {
   /** The key store to use: its changes announced, its reads cached, where the backend needs either. */
   keys: KeyStore;
+  /** The organization store to use: a disable or an enable announced like a key change. */
+  organizations: OrganizationStore;
   /** Cached callers for the access decision to confirm; absent where there is nothing to confirm. */
   callers?: CallerCache;
   /** Filled by the limiter's replies (PostgreSQL + Redis with the record cache); else absent. */
@@ -64,7 +67,12 @@ export interface CoherenceOptions {
 export function keepCoherent(stores: Stores, options: CoherenceOptions): Coherence {
   const { redis } = options;
   if (!redis || stores.dialect !== "postgres") {
-    return { keys: stores.keys, clear: () => {}, cacheSizes: stores.cacheSizes };
+    return {
+      keys: stores.keys,
+      organizations: stores.organizations,
+      clear: () => {},
+      cacheSizes: stores.cacheSizes,
+    };
   }
   const writes = {
     redis,
@@ -72,8 +80,14 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     log: options.log,
     ...(options.replicasAck ? { replicasAck: options.replicasAck } : {}),
   };
+  const organizations = withVersionedOrganizationWrites(stores.organizations, writes);
   if (!options.cache) {
-    return { keys: withVersionedWrites(stores.keys, writes), clear: () => {}, cacheSizes: () => ({}) };
+    return {
+      keys: withVersionedWrites(stores.keys, writes),
+      organizations,
+      clear: () => {},
+      cacheSizes: () => ({}),
+    };
   }
   const versions = createRecordVersions();
   const cached = withVersionCachedKeys(stores.keys, {
@@ -85,6 +99,7 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
   });
   return {
     keys: withVersionedWrites(cached.keys, writes),
+    organizations,
     versions,
     callers: cached.callers,
     clear: cached.clear,

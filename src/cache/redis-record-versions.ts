@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { LatchkeyError } from "../domain/errors.js";
+import type { OrganizationStore } from "../store/organization-store.js";
 import type { RedisClient } from "../redis/connection.js";
 import { organizationKeys } from "../redis/key-names.js";
 import { evalAcknowledged, type StoredScript } from "../redis/replica-ack.js";
@@ -154,29 +155,50 @@ function refused(error: unknown, orgId: string, log: WarningLog): LatchkeyError 
  * cached record stale. `last_used_at` is not either (see VersionCachedKeysOptions.maxAgeMs).
  */
 export function withVersionedWrites(keys: KeyStore, options: VersionedWritesOptions): KeyStore {
-  const { redis, prefix, log } = options;
+  const announced = versionedWrite(options);
   return {
     ...keys,
-    async changeKey(orgId, id, decide, audit) {
-      const versionKeys = recordVersionKeys(prefix, orgId);
-      const { versionKey, writingKey } = versionKeys;
-      let connection: RedisClient;
-      try {
-        connection = await redis();
-        await beginWrite(connection, versionKeys, options.replicasAck);
-      } catch (error) {
-        throw refused(error, orgId, log);
-      }
-      try {
-        return await keys.changeKey(orgId, id, decide, audit);
-      } finally {
-        await connection.eval(END_WRITE_SCRIPT, 2, versionKey, writingKey).catch((error: unknown) => {
-          log.warn(
-            { org_id: orgId, error: error instanceof Error ? error.message : String(error) },
-            "record version: could not mark the end of a write; this organization's records are read from the database until the mark expires",
-          );
-        });
-      }
-    },
+    changeKey: (orgId, id, decide, audit) => announced(orgId, () => keys.changeKey(orgId, id, decide, audit)),
+  };
+}
+
+/**
+ * The organization changes every node must see on the next request (a disable, an enable), announced
+ * like a key change: its keys, connections and users are read with the organization's state.
+ */
+export function withVersionedOrganizationWrites(
+  organizations: OrganizationStore,
+  options: VersionedWritesOptions,
+): OrganizationStore {
+  const announced = versionedWrite(options);
+  return {
+    ...organizations,
+    updateOrganization: (id, changes, at, audit) =>
+      announced(id, () => organizations.updateOrganization(id, changes, at, audit)),
+  };
+}
+
+/** Runs `work` between the two bumps of `orgId`'s record version (refused when the first fails). */
+function versionedWrite(options: VersionedWritesOptions) {
+  const { redis, prefix, log } = options;
+  return async <T>(orgId: string, work: () => Promise<T>): Promise<T> => {
+    const { versionKey, writingKey } = recordVersionKeys(prefix, orgId);
+    let connection: RedisClient;
+    try {
+      connection = await redis();
+      await beginWrite(connection, { versionKey, writingKey }, options.replicasAck);
+    } catch (error) {
+      throw refused(error, orgId, log);
+    }
+    try {
+      return await work();
+    } finally {
+      await connection.eval(END_WRITE_SCRIPT, 2, versionKey, writingKey).catch((error: unknown) => {
+        log.warn(
+          { org_id: orgId, error: error instanceof Error ? error.message : String(error) },
+          "record version: could not mark the end of a write; this organization's records are read from the database until the mark expires",
+        );
+      });
+    }
   };
 }

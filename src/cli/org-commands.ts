@@ -41,6 +41,92 @@ function parseQuota(value: string): number | "default" {
 
 const orNull = (value: number | "default"): number | null => (value === "default" ? null : value);
 
+/** `org create` beside the database: the organization and its owner key, as `--json` prints them. */
+async function createBesideTheDatabase(name: string) {
+  const created = await withStore((store) =>
+    createOrganizationWithOwner(
+      { store, hasher: createSecretHasher(loadConfig().secretPepper), clock: systemClock },
+      name,
+    ),
+  );
+  return {
+    organization: { id: created.organization.id, name: created.organization.name },
+    key: { ...toKeyResponse(created.owner, systemClock.now()), api_key: created.secret },
+  };
+}
+
+/** `org create --url`: the same, through the provisioning API of a running server. */
+async function createRemotely(url: string, name: string) {
+  const { adminClient } = await import("./admin-connection.js");
+  const { organization, key } = await adminClient(url).admin.createOrganization({ name });
+  return { organization: { id: organization.id, name: organization.name }, key };
+}
+
+/** What `org limits` prints, beside the database or through `--url`. */
+interface LimitsOutput {
+  organization: string;
+  max_keys: number;
+  window_seconds: number;
+  quotas: Record<string, number>;
+}
+
+function printLimits(result: LimitsOutput, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(
+    `Limits of ${result.organization} (window ${result.window_seconds}s):\n  max keys: ${result.max_keys}\n`,
+  );
+  for (const [group, quota] of Object.entries(result.quotas))
+    process.stdout.write(`  ${group.padEnd(26)} ${quota}\n`);
+}
+
+/**
+ * `org limits --url`: through the provisioning API. A quota overrides the group in its current window;
+ * `default` removes the override. The key quota is changed beside the database only.
+ */
+async function limitsRemotely(
+  url: string,
+  options: {
+    org: string;
+    group?: string;
+    quota?: number | "default";
+    maxKeys?: number | "default";
+    json?: boolean;
+  },
+): Promise<void> {
+  if (options.maxKeys !== undefined)
+    throw new UsageError("--max-keys is changed beside the database, not with --url.");
+  if ((options.group === undefined) !== (options.quota === undefined)) {
+    throw new UsageError("--group and --quota go together.");
+  }
+  const { adminClient } = await import("./admin-connection.js");
+  const { admin } = adminClient(url);
+  const { group, quota } = options;
+  if (group !== undefined && quota === "default") await admin.removeLimit(options.org, group);
+  if (group !== undefined && typeof quota === "number") {
+    const current = (await admin.getLimits(options.org)).data[group];
+    const window = current?.policies[0]?.window_seconds ?? 60;
+    await admin.setLimit(options.org, group, { policies: [{ quota, window_seconds: window }] });
+  }
+  const limits = await admin.getLimits(options.org);
+  const entries = RATE_LIMIT_GROUPS.map((name) => [name, limits.data[name]] as const);
+  const window =
+    entries.find(([, limit]) => limit?.source === "default")?.[1]?.policies[0]?.window_seconds ?? 60;
+  printLimits(
+    {
+      organization: options.org,
+      max_keys: limits.max_keys,
+      window_seconds: window,
+      quotas: Object.fromEntries(
+        entries.map(([name, limit]) => [name, limit?.policies[0]?.quota ?? defaultQuota(name)]),
+      ),
+    },
+    options.json === true,
+  );
+}
+
 export function registerOrgCommands(program: Command): void {
   const org = program
     .command("org")
@@ -52,16 +138,12 @@ export function registerOrgCommands(program: Command): void {
     .command("create")
     .description("Create an organization and its owner key, and print them (the secret only this once).")
     .requiredOption("--name <name>", "organization name")
+    .option("--url <url>", "create through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)")
     .option("--json", "print {organization, key} as JSON")
-    .action(async (options: { name: string; json?: boolean }) => {
-      const created = await withStore((store) =>
-        createOrganizationWithOwner(
-          { store, hasher: createSecretHasher(loadConfig().secretPepper), clock: systemClock },
-          options.name,
-        ),
-      );
-      const key = { ...toKeyResponse(created.owner, systemClock.now()), api_key: created.secret };
-      const organization = { id: created.organization.id, name: created.organization.name };
+    .action(async (options: { name: string; url?: string; json?: boolean }) => {
+      const { organization, key } = options.url
+        ? await createRemotely(options.url, options.name)
+        : await createBesideTheDatabase(options.name);
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ organization, key }, null, 2)}\n`);
         return;
@@ -101,6 +183,10 @@ export function registerOrgCommands(program: Command): void {
     .option("--group <group>", "operation group to override, with --quota", parseGroup)
     .option("--quota <n>", "requests per window for --group, or 'default'", parseQuota)
     .option("--max-keys <n>", "key quota, or 'default'", parseQuota)
+    .option(
+      "--url <url>",
+      "show or change them through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)",
+    )
     .option("--json", "print the resulting limits as JSON")
     .action(
       async (options: {
@@ -108,8 +194,13 @@ export function registerOrgCommands(program: Command): void {
         group?: string;
         quota?: number | "default";
         maxKeys?: number | "default";
+        url?: string;
         json?: boolean;
       }) => {
+        if (options.url) {
+          await limitsRemotely(options.url, options);
+          return;
+        }
         if ((options.group === undefined) !== (options.quota === undefined)) {
           throw new UsageError("--group and --quota go together.");
         }
@@ -127,25 +218,23 @@ export function registerOrgCommands(program: Command): void {
             throw new LatchkeyError("not_found", `No organization ${options.org}.`);
           return store.getLimits(options.org);
         });
-        const window = loadConfig().rateWindowSeconds;
-        const groups = Object.fromEntries(
-          RATE_LIMIT_GROUPS.map((group) => [group, limits.quotas[group] ?? defaultQuota(group)]),
+        printLimits(
+          {
+            organization: options.org,
+            max_keys: limits.maxKeys ?? DEFAULT_MAX_KEYS,
+            window_seconds: loadConfig().rateWindowSeconds,
+            quotas: Object.fromEntries(
+              RATE_LIMIT_GROUPS.map((group) => [
+                group,
+                // An override made through the admin API, else one made here, else the default.
+                limits.overrides?.[group]?.policies?.[0]?.quota ??
+                  limits.quotas[group] ??
+                  defaultQuota(group),
+              ]),
+            ),
+          },
+          options.json === true,
         );
-        const result = {
-          organization: options.org,
-          max_keys: limits.maxKeys ?? DEFAULT_MAX_KEYS,
-          window_seconds: window,
-          quotas: groups,
-        };
-        if (options.json) {
-          process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-          return;
-        }
-        process.stdout.write(
-          `Limits of ${options.org} (window ${window}s):\n  max keys: ${result.max_keys}\n`,
-        );
-        for (const [group, quota] of Object.entries(groups))
-          process.stdout.write(`  ${group.padEnd(26)} ${quota}\n`);
       },
     );
 }

@@ -1,7 +1,9 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { billingPeriodAt } from "../domain/billing-period.js";
+import type { PlanSettings } from "@latchkey/client";
 import type { Plan } from "../domain/plan.js";
+import { planJson } from "../http/admin-responses.js";
 import { createPlanService } from "../services/plans.js";
 import type { PlanChanges } from "../store/plan-store.js";
 import { parsePlanNumber, parseRfc3339 } from "./parse.js";
@@ -32,6 +34,7 @@ const orNull = (value: OrDefault): number | null => (value === "default" ? null 
 
 interface PlanOptions {
   org: string;
+  url?: string;
   imageCredits?: OrDefault;
   overages?: boolean;
   periodAnchor?: OrDefault;
@@ -39,18 +42,6 @@ interface PlanOptions {
   proxies?: boolean;
   storageDestinations?: boolean;
   json?: boolean;
-}
-
-/** The plan as `org plan --json` prints it (docs/plans-and-usage.md). */
-function planJson(plan: Plan) {
-  return {
-    image_credits: plan.imageCredits,
-    overages: plan.overages,
-    period_anchor: new Date(plan.periodAnchor).toISOString(),
-    max_batch_size: plan.maxBatchSize,
-    proxies: plan.proxies,
-    storage_destinations: plan.storageDestinations,
-  };
 }
 
 /** `latchkey org plan`: shows an organization's plan and, with flags, changes it. */
@@ -65,23 +56,15 @@ export function registerOrgPlanCommand(org: Command): void {
     .option("--max-batch-size <n>", "largest batch (0 = no batching), or 'default'", parseCount)
     .option("--proxies <on|off>", "whether the plan includes proxies", parseOnOff)
     .option("--storage-destinations <on|off>", "whether the plan includes storage destinations", parseOnOff)
+    .option(
+      "--url <url>",
+      "show or change it through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)",
+    )
     .option("--json", "print the resulting plan as JSON")
     .action(async (options: PlanOptions) => {
-      const config = loadConfig();
-      const changes: PlanChanges = {};
-      if (options.imageCredits !== undefined) changes.imageCredits = orNull(options.imageCredits);
-      if (options.overages !== undefined) changes.overages = options.overages;
-      if (options.periodAnchor !== undefined) changes.periodAnchor = orNull(options.periodAnchor);
-      if (options.maxBatchSize !== undefined) changes.maxBatchSize = orNull(options.maxBatchSize);
-      if (options.proxies !== undefined) changes.proxies = options.proxies;
-      if (options.storageDestinations !== undefined)
-        changes.storageDestinations = options.storageDestinations;
-      const plan = await withStores((stores) =>
-        createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }).change(
-          options.org,
-          changes,
-        ),
-      );
+      const plan = options.url
+        ? await planRemotely(options.url, options)
+        : await planBesideTheDatabase(options);
       const json = planJson(plan);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
@@ -99,4 +82,66 @@ export function registerOrgPlanCommand(org: Command): void {
           `  storage destinations: ${onOff(plan.storageDestinations)}\n`,
       );
     });
+}
+
+/** The flags' changes, applied beside the database. */
+async function planBesideTheDatabase(options: PlanOptions): Promise<Plan> {
+  const config = loadConfig();
+  const changes: PlanChanges = {};
+  if (options.imageCredits !== undefined) changes.imageCredits = orNull(options.imageCredits);
+  if (options.overages !== undefined) changes.overages = options.overages;
+  if (options.periodAnchor !== undefined) changes.periodAnchor = orNull(options.periodAnchor);
+  if (options.maxBatchSize !== undefined) changes.maxBatchSize = orNull(options.maxBatchSize);
+  if (options.proxies !== undefined) changes.proxies = options.proxies;
+  if (options.storageDestinations !== undefined) changes.storageDestinations = options.storageDestinations;
+  return withStores((stores) =>
+    createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }).change(
+      options.org,
+      changes,
+    ),
+  );
+}
+
+/**
+ * The flags' changes through the provisioning API, whose `PUT .../plan` replaces the whole plan: the
+ * members no flag names are sent as they are now, and `default` leaves a member out (its default).
+ */
+async function planRemotely(url: string, options: PlanOptions): Promise<Plan> {
+  const { adminClient } = await import("./admin-connection.js");
+  const { admin } = adminClient(url);
+  const current = await admin.getPlan(options.org);
+  const flags = [
+    options.imageCredits,
+    options.overages,
+    options.periodAnchor,
+    options.maxBatchSize,
+    options.proxies,
+    options.storageDestinations,
+  ];
+  const changed = flags.some((flag) => flag !== undefined);
+  const settings: PlanSettings = { ...current };
+  const set = <K extends keyof PlanSettings>(name: K, value: PlanSettings[K] | "default" | undefined) => {
+    if (value === "default") delete settings[name];
+    else if (value !== undefined) settings[name] = value;
+  };
+  set("image_credits", options.imageCredits);
+  set("overages", options.overages);
+  set(
+    "period_anchor",
+    typeof options.periodAnchor === "number"
+      ? new Date(options.periodAnchor).toISOString()
+      : options.periodAnchor,
+  );
+  set("max_batch_size", options.maxBatchSize);
+  set("proxies", options.proxies);
+  set("storage_destinations", options.storageDestinations);
+  const plan = changed ? await admin.replacePlan(options.org, settings) : current;
+  return {
+    imageCredits: plan.image_credits,
+    overages: plan.overages,
+    periodAnchor: Date.parse(plan.period_anchor),
+    maxBatchSize: plan.max_batch_size,
+    proxies: plan.proxies,
+    storageDestinations: plan.storage_destinations,
+  };
 }

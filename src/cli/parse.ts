@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "commander";
+import { MAX_PLAN_NUMBER } from "../domain/plan.js";
 
 /** Commander argument parser for whole numbers; a bad value is a usage error, not a crash. */
 export function parseInteger(value: string): number {
@@ -7,7 +8,7 @@ export function parseInteger(value: string): number {
 }
 
 /** The largest plan number the CLI accepts; LATCHKEY_DEFAULT_IMAGE_CREDITS has the same bound. */
-export const MAX_PLAN_NUMBER = 1_000_000_000;
+export { MAX_PLAN_NUMBER };
 
 /** Commander argument parser for a plan number: a whole number from 0 to MAX_PLAN_NUMBER. */
 export function parsePlanNumber(value: string): number {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { canManageKeys, canManageMembers, KEY_MANAGER_GRANT, userActor } from "../domain/console-roles.js";
 import { LatchkeyError } from "../domain/errors.js";
+import { organizationDisabled } from "../domain/organization-state.js";
 import type { Caller } from "../services/key-service.js";
 import type { HandoffSession } from "../services/secret-handoffs.js";
 import type { ConsoleStore } from "../store/console-store.js";
@@ -20,6 +21,7 @@ export async function pageContext(
   const memberships = await store.membershipsOf(session.user.id);
   const current = memberships.find((m) => m.orgId === orgId);
   if (!current) throw new LatchkeyError("not_found", "No such organization among yours.");
+  if (current.organizationDisabled) throw organizationDisabled();
   return { signedIn: session, memberships, current };
 }
 

@@ -11,8 +11,16 @@ export const BOOTSTRAP_ACTOR = "bootstrap";
 /** latchkey itself, recording what time did (a key's expiry). */
 export const SYSTEM_ACTOR = "system";
 
+/** The platform's code, through the provisioning API with this service token. */
+export function serviceTokenActor(tokenId: string): string {
+  return `service_token:${tokenId}`;
+}
+
 export const AUDIT_ACTIONS = [
   "organization.create",
+  "organization.update",
+  "credit_grant.create",
+  "rate_limit_group.update",
   "organization.limits.update",
   "plan.update",
   "api_key.create",
@@ -57,8 +65,9 @@ export interface AuditEntry {
   /** Epoch milliseconds of the change. */
   at: number;
   /**
-   * The key id (`key_...`) that made the change, `user:<usr_...>` (a console user), or `operator`
-   * (CLI), or `bootstrap` (first start).
+   * The key id (`key_...`) that made the change, `user:<usr_...>` (a console user),
+   * `service_token:<stk_...>` (the platform, through `/v1/admin`), or `operator` (CLI), or `bootstrap`
+   * (first start).
    */
   actor: string;
   /** The organization the change belongs to; null for deployment-wide things (service tokens). */

@@ -32,6 +32,10 @@ export const ERROR_STATUS = {
   csrf_failed: 403,
   invalid_signature: 401,
   ip_not_allowed: 403,
+  // The provisioning API (docs/provisioning.md).
+  missing_scope: 403,
+  organization_disabled: 403,
+  external_id_taken: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,5 +1,8 @@
 import type { Permission } from "./permissions.js";
 
+/** Largest image credits or batch size a plan may name. */
+export const MAX_PLAN_NUMBER = 1_000_000_000;
+
 /** An organization's plan: what it may consume and which resource families it may use. */
 export interface Plan {
   /** Image credits per billing period. */

@@ -1,6 +1,6 @@
 import { jsonErrorOffset } from "./json-error-offset.js";
 import { isPermission, type Permission } from "./permissions.js";
-import { isRateLimitGroup, type RateLimitGroup } from "./rate-limit-groups.js";
+import { isRateLimitGroup } from "./rate-limit-groups.js";
 
 /** One entry of the forward-auth route table (LATCHKEY_ROUTES). */
 export interface ForwardRoute {
@@ -9,7 +9,8 @@ export interface ForwardRoute {
   /** Path pattern: `*` matches within one segment, `**` across segments. */
   path: string;
   permission: Permission;
-  group?: RateLimitGroup | undefined;
+  /** A management group, or one of the platform's (LATCHKEY_GROUPS). */
+  group?: string | undefined;
   credits?: number | undefined;
 }
 
@@ -63,7 +64,7 @@ function compile(pattern: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-function checkRoute(entry: unknown): string | ForwardRoute {
+function checkRoute(entry: unknown, knownGroup: (name: string) => boolean): string | ForwardRoute {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return "is not an object";
   const route = entry as Record<string, unknown>;
   const unknown = Object.keys(route).filter((name) => !MEMBERS.has(name));
@@ -74,7 +75,7 @@ function checkRoute(entry: unknown): string | ForwardRoute {
   if (typeof permission !== "string" || !isPermission(permission)) {
     return `has an unknown "permission" ${JSON.stringify(permission)}`;
   }
-  if (group !== undefined && (typeof group !== "string" || !isRateLimitGroup(group))) {
+  if (group !== undefined && (typeof group !== "string" || !knownGroup(group))) {
     return `has an unknown "group" ${JSON.stringify(group)}`;
   }
   if (credits !== undefined && !(Number.isInteger(credits) && (credits as number) >= 1)) {
@@ -85,9 +86,14 @@ function checkRoute(entry: unknown): string | ForwardRoute {
 
 /**
  * Parses the route table's JSON text. Every problem is reported with the line it is on, so an
- * operator can fix the file; the server refuses to start on any of them.
+ * operator can fix the file; the server refuses to start on any of them. A route's group must be known
+ * when the server starts: a management group, or one of `knownGroup`'s (the LATCHKEY_GROUPS file).
  */
-export function parseRouteTable(text: string, source = "routes file"): RouteTable {
+export function parseRouteTable(
+  text: string,
+  source = "routes file",
+  knownGroup: (name: string) => boolean = isRateLimitGroup,
+): RouteTable {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -100,7 +106,7 @@ export function parseRouteTable(text: string, source = "routes file"): RouteTabl
   if (!Array.isArray(parsed)) throw new Error(`${source}: must be a JSON array of routes (line 1).`);
   const offsets = elementOffsets(text);
   const routes = parsed.map((entry, index) => {
-    const checked = checkRoute(entry);
+    const checked = checkRoute(entry, knownGroup);
     if (typeof checked === "string") {
       throw new Error(
         `${source}: route ${index + 1} on line ${lineOf(text, offsets[index] ?? 0)} ${checked}.`,

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { invalidRequest } from "../domain/errors.js";
 import { effectivePermissions, isPermission } from "../domain/permissions.js";
 import { isRateLimitGroup } from "../domain/rate-limit-groups.js";
+import { isGroupName } from "../domain/group-definitions.js";
 import type { AccessDecision, AccessRequest } from "../services/access-decision.js";
 import { platformOrigin } from "./client-origin.js";
 import { decisionHeaders, type Protocol } from "./decision-headers.js";
@@ -21,9 +22,10 @@ export function authorizeQuestion(body: AuthorizeBody): AuthorizeQuestion {
   if (!isPermission(permission)) {
     throw invalidRequest(`permission "${permission}" is not a known permission.`, "/permission");
   }
-  if (group !== undefined && !isRateLimitGroup(group)) {
+  // Whether the deployment knows the group is asked of the group catalog (routes/authorize.ts).
+  if (group !== undefined && !isRateLimitGroup(group) && !isGroupName(group)) {
     throw invalidRequest(
-      `group "${group}" is not a known operation group (one of ${GROUP_NAMES}).`,
+      `group "${group}" is not a known operation group (one of ${GROUP_NAMES}, or a group of the platform's).`,
       "/group",
     );
   }

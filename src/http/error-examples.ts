@@ -3,6 +3,8 @@ import { ipNotAllowed } from "../domain/networks.js";
 import { planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
 import { idempotencyKeyInUse, idempotencyKeyReused } from "../domain/idempotency.js";
 import { rateLimitMessage } from "../domain/rate-limit-groups.js";
+import { externalIdTaken, organizationDisabled } from "../domain/organization-state.js";
+import { missingScope } from "../domain/service-token-scopes.js";
 import { rateLimiterUnavailable } from "../ratelimit/fallback-rate-limiter.js";
 import { unauthorized } from "../services/authenticate.js";
 import { missingPermission } from "../services/operations.js";
@@ -85,6 +87,9 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
       "This form was not sent from a latchkey console page; nothing was changed.",
     ),
   invalid_signature: () => invalidSignature("bad_signature"),
+  missing_scope: () => missingScope("provision"),
+  organization_disabled: organizationDisabled,
+  external_id_taken: () => externalIdTaken("cus_9f8e7d"),
 };
 
 /** The example body of one error code. */

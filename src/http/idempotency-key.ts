@@ -25,17 +25,29 @@ const REPLAYED_HEADER = "Idempotent-Replayed";
  * Answers a create once per `Idempotency-Key` (services/idempotency.ts): `create` gets the function that
  * records its first response in its own transaction. `secret`: the response holds a new secret.
  */
-export async function idempotentCreate<T>(
+export function idempotentCreate<T>(
   idempotency: IdempotentCreates,
   request: FastifyRequest,
   reply: FastifyReply,
   secret: boolean,
   create: (record?: RecordResponse<T>) => Promise<T>,
 ): Promise<T> {
+  return runIdempotentCreate(idempotency, request, reply, callerOf(request).orgId, secret, create);
+}
+
+/** `idempotentCreate` with the scope its keys live in named: an organization, or a service token. */
+export async function runIdempotentCreate<T>(
+  idempotency: IdempotentCreates,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: string,
+  secret: boolean,
+  create: (record?: RecordResponse<T>) => Promise<T>,
+): Promise<T> {
   const header = request.headers[IDEMPOTENCY_KEY_HEADER];
   const { response, replayed } = await idempotency.run<T>(
     {
-      orgId: callerOf(request).orgId,
+      orgId: scope,
       key: typeof header === "string" ? header : undefined,
       route: `${request.method} ${request.routeOptions.url ?? request.url}`,
       body: request.body,

@@ -61,6 +61,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: "API keys", description: "Create, list, retrieve, update and disable keys." },
         { name: "Platform", description: "For the platform's services: may this caller do this?" },
         { name: "Usage", description: "What an organization consumed." },
+        {
+          name: "Provisioning",
+          description:
+            "For the platform's own code (a service token with the `provision` scope): organizations, plans, " +
+            "limits, credits, owner-key recovery.",
+        },
         { name: "Proxies", description: "Proxies the organization's requests go through." },
         { name: "Storage destinations", description: "Where the organization's images are stored." },
         { name: "OG configurations", description: "Open Graph image configurations." },

@@ -5,7 +5,7 @@ import { LatchkeyError } from "../domain/errors.js";
 import { ipNotAllowed, networksAllow } from "../domain/networks.js";
 import { grantAllows, type Permission } from "../domain/permissions.js";
 import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
-import { type RateLimitGroup, rateLimitMessage } from "../domain/rate-limit-groups.js";
+import { rateLimitMessage } from "../domain/rate-limit-groups.js";
 import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import type { CallerCache } from "../cache/coherence.js";
@@ -22,8 +22,8 @@ export interface AccessRequest {
   authorization: string | null | undefined;
   /** The permission the operation needs. */
   permission: Permission;
-  /** The management operation group it counts against, if any. */
-  group?: RateLimitGroup | undefined;
+  /** The group it counts against, if any: a management group or one of the platform's. */
+  group?: string | undefined;
   /** Image credits it consumes, if any (a whole number >= 1). */
   credits?: number | undefined;
   /** Where the request came from, for keys limited to networks; absent: from nowhere known. */

@@ -1,5 +1,7 @@
 import type { AuditSnapshot } from "../domain/audit.js";
 import type { ApiKeyRecord, Organization, OrganizationLimits } from "../store/key-store.js";
+import type { CreditGrant } from "../store/credit-grant-store.js";
+import type { OrganizationRecord } from "../store/organization-store.js";
 import type { StoredPlan } from "../store/plan-store.js";
 import type { StoredResource } from "../store/resource-store.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
@@ -31,12 +33,41 @@ export function organizationSnapshot(org: Organization): AuditSnapshot {
   return { id: org.id, name: org.name };
 }
 
+/** A credit grant as made. */
+export function creditGrantSnapshot(grant: CreditGrant): AuditSnapshot {
+  return {
+    id: grant.id,
+    credits: grant.credits,
+    expires_at: iso(grant.expiresAt),
+    reason: grant.reason,
+  };
+}
+
+/** An organization as the provisioning API changes it. */
+export function organizationRecordSnapshot(org: OrganizationRecord): AuditSnapshot {
+  return { id: org.id, name: org.name, external_id: org.externalId, enabled: org.disabledAt === null };
+}
+
 /** The operator's overrides as stored; null (or an absent group) means the default. */
 export function limitsSnapshot(limits: OrganizationLimits): AuditSnapshot {
   return {
     max_keys: limits.maxKeys,
     quotas: { ...limits.quotas },
     max_key_lifetime_days: limits.maxKeyLifetimeDays ?? null,
+    // The admin API's overrides (windows of their own, the platform's groups), when there are any.
+    ...policyOverrides(limits),
+  };
+}
+
+function policyOverrides(limits: OrganizationLimits): AuditSnapshot {
+  const entries = Object.entries(limits.overrides ?? {}).filter(([, override]) => override.policies !== null);
+  if (entries.length === 0) return {};
+  const windows = (policies: readonly { quota: number; windowSeconds: number }[]) =>
+    policies.map((p) => ({ quota: p.quota, window_seconds: p.windowSeconds }));
+  return {
+    overrides: Object.fromEntries(
+      entries.map(([group, o]) => [group, { policies: windows(o.policies ?? []), per: o.per }]),
+    ),
   };
 }
 
@@ -54,7 +85,7 @@ export function planSnapshot(plan: StoredPlan): AuditSnapshot {
 
 /** A service token's name and state; never the token or its hash. */
 export function serviceTokenSnapshot(token: ServiceTokenRecord): AuditSnapshot {
-  return { id: token.id, name: token.name, revoked_at: iso(token.revokedAt) };
+  return { id: token.id, name: token.name, scopes: [...token.scopes], revoked_at: iso(token.revokedAt) };
 }
 
 /**

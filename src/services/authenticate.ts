@@ -1,4 +1,5 @@
 import { LatchkeyError } from "../domain/errors.js";
+import { organizationDisabled } from "../domain/organization-state.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import type { SecretHasher } from "../domain/credentials.js";
 import { isExpired, secretWorks } from "../domain/key-lifecycle.js";
@@ -45,10 +46,12 @@ export function credentialVerdict(
   secret: string,
   now: number,
   hasher: Pick<SecretHasher, "matches">,
-): "accepted" | "wrong_secret" | "disabled" | "expired" {
+): "accepted" | "wrong_secret" | "disabled" | "expired" | "organization_disabled" {
   if (!secretWorks(key, secret, now, hasher)) return "wrong_secret";
   if (!key.enabled) return "disabled";
-  return isExpired(key, now) ? "expired" : "accepted";
+  if (isExpired(key, now)) return "expired";
+  // Only a caller with working credentials learns that the platform disabled its organization.
+  return key.organizationDisabled ? "organization_disabled" : "accepted";
 }
 
 /**
@@ -72,6 +75,7 @@ export async function authenticate(
   }
   const verdict = credentialVerdict(key, credentials.secret, moment.now, hasher);
   if (verdict === "expired") moment.onExpired?.(key);
+  if (verdict === "organization_disabled") throw organizationDisabled();
   if (verdict !== "accepted") throw unauthorized();
   return key;
 }

@@ -52,7 +52,7 @@ export function createCreditLedger(store: PlanStore, clock: Clock): CreditLedger
     async consume(orgId, plan, credits) {
       const now = clock.now();
       const period = periodAt(plan.periodAnchor, now);
-      const result = await store.consumeCredits({
+      const consumption = {
         orgId,
         periodStart: period.start,
         periodEnd: period.end,
@@ -60,7 +60,10 @@ export function createCreditLedger(store: PlanStore, clock: Clock): CreditLedger
         allowance: plan.imageCredits,
         overages: plan.overages,
         hourStart: Math.floor(now / HOUR_MS) * HOUR_MS,
-      });
+      };
+      let result = await store.consumeCredits(consumption);
+      // Past the allowance, the organization's credit grants (top-ups) are consumed, if it has enough.
+      if (!result.consumed) result = await store.consumeWithGrants(consumption, now);
       return {
         allowed: result.consumed,
         allowance: plan.imageCredits,

@@ -3,6 +3,7 @@ import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth
 import type { Clock } from "../domain/clock.js";
 import { userActor } from "../domain/console-roles.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
+import { organizationDisabled } from "../domain/organization-state.js";
 import { LatchkeyError } from "../domain/errors.js";
 import {
   isPermission,
@@ -262,7 +263,10 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
       const connection = await store.findConnectionByAccess(hasher.hash(token));
       if (!connection || connection.revokedAt !== null || connection.accessExpiresAt <= clock.now())
         return undefined;
-      return connection.resource === resource ? connection : undefined;
+      if (connection.resource !== resource) return undefined;
+      // A valid token of a disabled organization: told so (403), not sent through sign-in again.
+      if (connection.organizationDisabled) throw organizationDisabled();
+      return connection;
     },
 
     list: (orgId: string) => store.listConnections(orgId),

@@ -2,6 +2,7 @@ import { assertStorableText } from "../domain/text-rules.js";
 import { OPERATOR_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
+import type { IdempotentResponse } from "../store/idempotency-store.js";
 import type { ApiKeyRecord, KeyStore, Organization } from "../store/key-store.js";
 import { organizationSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
@@ -37,13 +38,35 @@ export async function createOrganizationWithOwner(
       snapshot: organizationSnapshot,
     }),
   );
-  // The founding key is created as if by an all-future caller of the new organization.
-  const founder: Caller = { orgId: organization.id, permissions: [], allFuturePermissions: true, actor };
-  const { key, secret } = await createKeyService(deps).create(founder, {
-    name: "Owner key",
-    description: "Created with the organization; holds every current and future permission.",
-    permissions: [],
-    all_future_permissions: true,
-  });
+  const { key, secret } = await mintOwnerKey(deps, organization.id, actor);
   return { organization, owner: key, secret };
+}
+
+/**
+ * An owner key (all current and future permissions) of `orgId`, created as if by an all-future
+ * caller of that organization: at its creation, or to recover one (docs/provisioning.md). Audited as
+ * `api_key.create` by `actor`. Null or blank `name` and `description` take the defaults.
+ */
+export async function mintOwnerKey(
+  deps: { store: KeyStore; hasher: SecretHasher; clock: Clock },
+  orgId: string,
+  actor: string,
+  text: { name?: string | null | undefined; description?: string | null | undefined } = {},
+  respond?: (created: { key: ApiKeyRecord; secret: string }) => IdempotentResponse,
+): Promise<{ key: ApiKeyRecord; secret: string }> {
+  const founder: Caller = { orgId, permissions: [], allFuturePermissions: true, actor };
+  const blank = (value: string | null | undefined) =>
+    value === undefined || value === null || value.trim() === "";
+  return createKeyService(deps).create(
+    founder,
+    {
+      name: blank(text.name) ? "Owner key" : text.name,
+      description: blank(text.description)
+        ? "Created with the organization; holds every current and future permission."
+        : text.description,
+      permissions: [],
+      all_future_permissions: true,
+    },
+    respond,
+  );
 }

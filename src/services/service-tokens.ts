@@ -7,6 +7,12 @@ import {
   type SecretHasher,
 } from "../domain/credentials.js";
 import { LatchkeyError } from "../domain/errors.js";
+import {
+  DEFAULT_SERVICE_TOKEN_SCOPES,
+  missingScope,
+  type ServiceTokenScope,
+} from "../domain/service-token-scopes.js";
+import type { IdempotentResponse } from "../store/idempotency-store.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "../store/service-token-store.js";
 import { serviceTokenSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
@@ -26,13 +32,25 @@ const DECOY_HASH = "0".repeat(64);
 
 /** Service tokens: created and revoked by the operator, checked on every authorize and forward-auth. */
 export interface ServiceTokenService {
-  /** Creates a token (audited as `actor`); the token itself is returned here and never again. */
-  create(name: string, actor?: string): Promise<{ record: ServiceTokenRecord; token: string }>;
+  /**
+   * Creates a token with `scopes` (default `authorize`), audited as `actor`; the token itself is
+   * returned here and never again.
+   */
+  create(
+    name: string,
+    actor?: string,
+    scopes?: readonly ServiceTokenScope[],
+    /** The first answer to an `Idempotency-Key` (it holds the token), committed with the token. */
+    respond?: (created: { record: ServiceTokenRecord; token: string }) => IdempotentResponse,
+  ): Promise<{ record: ServiceTokenRecord; token: string }>;
   list(): Promise<ServiceTokenRecord[]>;
   /** Revokes a token (audited as `actor`); throws not_found for an unknown id. Effective everywhere at once. */
   revoke(id: string, actor?: string): Promise<void>;
-  /** Resolves the token presented in the header, or throws `invalid_service_token`. */
-  verify(presented: string | string[] | undefined): Promise<ServiceTokenRecord>;
+  /**
+   * Resolves the token presented in the header, or throws `invalid_service_token`; with `scope`, a
+   * valid token without it throws `missing_scope` (403).
+   */
+  verify(presented: string | string[] | undefined, scope?: ServiceTokenScope): Promise<ServiceTokenRecord>;
 }
 
 export function createServiceTokenService(deps: {
@@ -51,7 +69,7 @@ export function createServiceTokenService(deps: {
       snapshot: serviceTokenSnapshot,
     });
   return {
-    async create(name, actor = OPERATOR_ACTOR) {
+    async create(name, actor = OPERATOR_ACTOR, scopes = DEFAULT_SERVICE_TOKEN_SCOPES, respond) {
       const token = newServiceToken();
       const record: ServiceTokenRecord = {
         id: newServiceTokenId(),
@@ -59,8 +77,13 @@ export function createServiceTokenService(deps: {
         tokenHash: hasher.hash(token),
         createdAt: clock.now(),
         revokedAt: null,
+        scopes: [...scopes],
       };
-      await store.insertServiceToken(record, audit(actor, "service_token.create"));
+      await store.insertServiceToken(
+        record,
+        audit(actor, "service_token.create"),
+        respond?.({ record, token }),
+      );
       return { record, token };
     },
 
@@ -72,7 +95,7 @@ export function createServiceTokenService(deps: {
       }
     },
 
-    async verify(presented) {
+    async verify(presented, scope) {
       if (typeof presented !== "string") throw invalidServiceToken();
       // The checksum rejects typos and customer secrets (lksk_...) without a database read.
       if (!hasValidServiceTokenChecksum(presented)) throw invalidServiceToken();
@@ -83,6 +106,7 @@ export function createServiceTokenService(deps: {
       const record = await store.findServiceTokenByHash(presentedHash);
       const matches = hasher.sameHash(presentedHash, record?.tokenHash ?? DECOY_HASH);
       if (!record || !matches || record.revokedAt !== null) throw invalidServiceToken();
+      if (scope && !record.scopes.includes(scope)) throw missingScope(scope);
       return record;
     },
   };

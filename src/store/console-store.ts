@@ -32,6 +32,8 @@ export interface MembershipView extends Membership {
   email: string;
   /** Whether the user signs in with a two-factor code (never the key itself). */
   twoFactor: boolean;
+  /** Whether the platform has the organization disabled: its pages are refused (403). */
+  organizationDisabled: boolean;
 }
 
 /** One signed-in browser. */

@@ -4,6 +4,7 @@ import type { SecretScheme } from "../domain/credentials.js";
 import type { KeyConfiguration } from "../domain/key-configuration.js";
 import type { KeyMetadata } from "../domain/key-metadata.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
+import type { CountedPer, GroupLimit, RatePolicy } from "../domain/rate-limit-policies.js";
 
 /** An API key as stored: its configuration plus identity, secret hash and times. */
 export interface ApiKeyRecord extends KeyConfiguration {
@@ -37,6 +38,11 @@ export interface ApiKeyRecord extends KeyConfiguration {
   previousSecretScheme: SecretScheme;
   /** Epoch milliseconds from which the previous secret no longer authenticates; null without one. */
   previousSecretExpiresAt: number | null;
+  /**
+   * Whether the platform has the key's organization disabled (docs/provisioning.md), read with the key
+   * by the reads that authenticate (`findKeyByApiId`, `findKey`), and set only then (true).
+   */
+  organizationDisabled?: boolean;
 }
 
 /** Which key a last-use write is for: the id it updates, and what a cache finds the key under. */
@@ -51,12 +57,24 @@ export interface Organization {
   createdAt: number;
 }
 
+/** One group's override as stored: stacked policies, or a quota per the deployment's window. */
+export interface StoredOverride {
+  /** Requests per window of the deployment's length, when `policies` is null. */
+  quota: number;
+  /** The override's windows (docs/rate-limits.md); null: one window of the deployment's length. */
+  policies: readonly RatePolicy[] | null;
+  /** Whom the override counts; null: as the group says. */
+  per: CountedPer | null;
+}
+
 /** Operator overrides of one organization; absent members mean the defaults. */
 export interface OrganizationLimits {
   /** Key quota override. */
   maxKeys: number | null;
   /** Raised (or lowered) allowances per operation group. */
   quotas: Partial<Record<RateLimitGroup, number>>;
+  /** Overrides made through the admin API (stacked policies, the platform's groups); absent: none. */
+  overrides?: Readonly<Record<string, StoredOverride>>;
   /** Longest lifetime of a new key, in days; null: keys may live forever. */
   maxKeyLifetimeDays?: number | null;
 }
@@ -69,6 +87,8 @@ export interface LimitChanges {
   quotas?: Partial<Record<RateLimitGroup, number | null>>;
   /** New longest key lifetime in days; null removes the limit. */
   maxKeyLifetimeDays?: number | null;
+  /** New overrides of any group (stacked policies); null restores the group's own limit. */
+  groupLimits?: Readonly<Record<string, GroupLimit | null>>;
 }
 
 /** Where the list continues: strictly older than this (created_at, id) pair. */

@@ -54,15 +54,22 @@ function membershipViews(db: Kysely<Database> | Transaction<Database>) {
       "console_users.email",
       "console_users.totp_secret",
       "organizations.name as org_name",
+      "organizations.disabled_at as org_disabled_at",
     ]);
 }
 
-type ViewRow = MembershipsTable & { email: string; org_name: string; totp_secret: string | null };
+type ViewRow = MembershipsTable & {
+  email: string;
+  org_name: string;
+  totp_secret: string | null;
+  org_disabled_at?: number | null;
+};
 const toView = (row: ViewRow): MembershipView => ({
   ...toMembership(row),
   email: row.email,
   orgName: row.org_name,
   twoFactor: row.totp_secret !== null,
+  organizationDisabled: row.org_disabled_at != null,
 });
 
 async function ownerCount(trx: Transaction<Database>, orgId: string): Promise<number> {

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
-import { LatchkeyError } from "../domain/errors.js";
+import { nameTaken } from "../domain/organization-state.js";
 import { isRateLimitGroup, type RateLimitGroup } from "../domain/rate-limit-groups.js";
 import {
   filtersMetadata,
@@ -8,7 +8,15 @@ import {
   namePrefixConditions,
 } from "./key-list-filters.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
-import type { ApiKeyRecord, KeyStore, LimitChanges, OrganizationLimits } from "./key-store.js";
+import type {
+  ApiKeyRecord,
+  KeyStore,
+  LimitChanges,
+  OrganizationLimits,
+  StoredOverride,
+} from "./key-store.js";
+import { policiesFromJson } from "../domain/rate-limit-policies.js";
+import { writeGroupOverride } from "./rate-limit-overrides.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import { importKeysInto } from "./kysely-import-keys.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
@@ -30,18 +38,29 @@ async function readLimits(db: Kysely<Database>, orgId: string): Promise<Organiza
       .executeTakeFirst(),
     db
       .selectFrom("rate_limit_overrides")
-      .select(["group_name", "quota"])
+      .select(["group_name", "quota", "policies", "per"])
       .where("org_id", "=", orgId)
       .execute(),
   ]);
+  const stored: Record<string, StoredOverride> = Object.create(null) as Record<string, StoredOverride>;
   const limits: OrganizationLimits = {
     maxKeys: org?.max_keys ?? null,
     quotas: {},
     maxKeyLifetimeDays: org?.max_key_lifetime_days ?? null,
   };
-  for (const { group_name, quota } of overrides) {
-    if (isRateLimitGroup(group_name)) limits.quotas[group_name] = Number(quota);
+  for (const { group_name, quota, policies, per } of overrides) {
+    if (isRateLimitGroup(group_name) && !policies) limits.quotas[group_name] = Number(quota);
+    // Overrides made through the admin API (their own windows, the platform's groups) only: a quota set
+    // with `org limits --quota` is in `quotas`, as it always was.
+    if (policies) {
+      stored[group_name] = {
+        quota: Number(quota),
+        policies: policiesFromJson(JSON.parse(policies) as { quota: number; window_seconds: number }[]),
+        per: per === "key" || per === "organization" ? per : null,
+      };
+    }
   }
+  if (Object.keys(stored).length > 0) limits.overrides = stored;
   return limits;
 }
 
@@ -70,17 +89,16 @@ export async function writeMetadata(
 
 async function writeQuota(db: Kysely<Database>, orgId: string, group: RateLimitGroup, quota: number | null) {
   if (quota === null) {
-    await db
-      .deleteFrom("rate_limit_overrides")
-      .where("org_id", "=", orgId)
-      .where("group_name", "=", group)
-      .execute();
+    await writeGroupOverride(db, orgId, group, null);
     return;
   }
   await db
     .insertInto("rate_limit_overrides")
-    .values({ org_id: orgId, group_name: group, quota })
-    .onConflict((oc) => oc.columns(["org_id", "group_name"]).doUpdateSet({ quota }))
+    // A quota alone replaces a stacked override too: one window of the deployment's length.
+    .values({ org_id: orgId, group_name: group, quota, policies: null, per: null })
+    .onConflict((oc) =>
+      oc.columns(["org_id", "group_name"]).doUpdateSet({ quota, policies: null, per: null }),
+    )
     .execute();
 }
 
@@ -100,22 +118,34 @@ export interface KyselyKeyStoreOptions {
 export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyKeyStoreOptions): KeyStore {
   // The reads every authenticated request makes are compiled once, per dialect; a call only binds its
   // values. Building and compiling the query tree each time cost as much as running it.
-  const keyByApiId = db.selectFrom("api_keys").selectAll().where("api_id", "=", "").compile().sql;
-  const keyByIdInOrg = db
-    .selectFrom("api_keys")
-    .selectAll()
-    .where("id", "=", "")
-    .where("org_id", "=", "")
+  // Each with its organization's state: a disabled organization's keys are refused by the very read
+  // that authenticates them, and the caches that hold the key learn of it as of any key change.
+  const withOrganization = () =>
+    db
+      .selectFrom("api_keys")
+      .innerJoin("organizations", "organizations.id", "api_keys.org_id")
+      .selectAll("api_keys")
+      .select("organizations.disabled_at as organization_disabled_at");
+  const keyByApiId = withOrganization().where("api_keys.api_id", "=", "").compile().sql;
+  const keyByIdInOrg = withOrganization()
+    .where("api_keys.id", "=", "")
+    .where("api_keys.org_id", "=", "")
     .compile().sql;
   async function selectKey(query: string, parameters: string[]) {
-    const { rows } = await db.executeQuery<ApiKeysTable>(CompiledQuery.raw(query, parameters));
-    return rows[0] && rowToRecord(rows[0]);
+    const { rows } = await db.executeQuery<ApiKeysTable & { organization_disabled_at: number | null }>(
+      CompiledQuery.raw(query, parameters),
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    // Marked only when disabled: an enabled organization's key reads back exactly as it was stored.
+    return row.organization_disabled_at == null
+      ? rowToRecord(row)
+      : { ...rowToRecord(row), organizationDisabled: true };
   }
 
   return {
     async createOrganization(org, audit) {
-      const taken = () =>
-        new LatchkeyError("organization_name_taken", `An organization named '${org.name}' already exists.`);
+      const taken = () => nameTaken(org.name);
       try {
         await db.transaction().execute(async (trx) => {
           const same = await trx
@@ -194,6 +224,9 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
         }
         for (const [group, quota] of Object.entries(changes.quotas ?? {})) {
           if (isRateLimitGroup(group) && quota !== undefined) await writeQuota(trx, orgId, group, quota);
+        }
+        for (const [group, limit] of Object.entries(changes.groupLimits ?? {})) {
+          await writeGroupOverride(trx, orgId, group, limit);
         }
         const after = await readLimits(trx, orgId);
         await insertAuditEntry(trx, audit?.(before, after));

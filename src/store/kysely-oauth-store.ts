@@ -128,12 +128,15 @@ export function createKyselyOauthStore(db: Kysely<Database>): OauthStore {
     },
 
     async findConnectionByAccess(accessHash) {
+      // With its organization's state, so a disabled organization's connections are refused (403).
       const row = await db
         .selectFrom("mcp_connections")
-        .selectAll()
+        .innerJoin("organizations", "organizations.id", "mcp_connections.org_id")
+        .selectAll("mcp_connections")
+        .select("organizations.disabled_at as organization_disabled_at")
         .where("access_hash", "=", accessHash)
         .executeTakeFirst();
-      return row && toConnection(row);
+      return row && { ...toConnection(row), organizationDisabled: row.organization_disabled_at != null };
     },
 
     async findConnectionByRefresh(refreshHash) {

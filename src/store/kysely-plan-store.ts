@@ -6,6 +6,7 @@ import type { CreditConsumption, CreditResult, PlanChanges, PlanStore, StoredPla
 import type { Database, OrganizationsTable } from "./schema.js";
 import { batchedCredits } from "./credit-batches.js";
 import { createSqliteCreditConsumer } from "./sqlite-credits.js";
+import { consumeWithGrants } from "./kysely-credit-grants.js";
 
 function flag(value: number | null): boolean | null {
   return value === null ? null : Number(value) === 1;
@@ -15,7 +16,8 @@ function flagColumn(value: boolean | null): number | null {
   return value === null ? null : value ? 1 : 0;
 }
 
-function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
+/** The organization row's columns of a plan change (also written by an organization's create). */
+export function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
   const columns: Partial<OrganizationsTable> = {};
   if (changes.imageCredits !== undefined) columns.image_credits = changes.imageCredits;
   if (changes.overages !== undefined) columns.overages = flagColumn(changes.overages);
@@ -93,6 +95,8 @@ export function createKyselyPlanStore(
     },
 
     consumeCredits,
+
+    consumeWithGrants: (c, now) => consumeWithGrants(db, c, now, postgres),
 
     async creditPeriods(orgId, limit) {
       const rows = await db

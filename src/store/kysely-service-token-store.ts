@@ -1,5 +1,7 @@
 import { CompiledQuery, type Kysely } from "kysely";
+import { isServiceTokenScope } from "../domain/service-token-scopes.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { Database, ServiceTokensTable } from "./schema.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "./service-token-store.js";
 
@@ -10,6 +12,7 @@ function rowToRecord(row: ServiceTokensTable): ServiceTokenRecord {
     tokenHash: row.token_hash,
     createdAt: Number(row.created_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    scopes: row.scopes.split(",").filter(isServiceTokenScope),
   };
 }
 
@@ -17,7 +20,7 @@ export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceToke
   // Read on every authorize and forward-auth request: compiled once, like the key reads.
   const byHash = db.selectFrom("service_tokens").selectAll().where("token_hash", "=", "").compile().sql;
   return {
-    async insertServiceToken(token, audit) {
+    async insertServiceToken(token, audit, response) {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto("service_tokens")
@@ -27,9 +30,11 @@ export function createKyselyServiceTokenStore(db: Kysely<Database>): ServiceToke
             token_hash: token.tokenHash,
             created_at: token.createdAt,
             revoked_at: token.revokedAt,
+            scopes: token.scopes.join(","),
           })
           .execute();
         await insertAuditEntry(trx, audit?.(undefined, token));
+        await recordIdempotentResponse(trx, response);
       });
     },
 

@@ -43,6 +43,8 @@ export interface McpConnection {
   refreshHash: string;
   createdAt: number;
   revokedAt: number | null;
+  /** Whether the platform has the connection's organization disabled (read with the token). */
+  organizationDisabled?: boolean;
 }
 
 /** Persistence of OAuth clients, codes and connections. */

@@ -18,6 +18,12 @@ import type { IdempotencyStore } from "./idempotency-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
+import { createKyselyOrganizationStore } from "./kysely-organization-store.js";
+import type { OrganizationStore } from "./organization-store.js";
+import type { CreditGrantStore } from "./credit-grant-store.js";
+import { createKyselyCreditGrantStore } from "./kysely-credit-grants.js";
+import { createKyselyRateLimitGroupStore } from "./kysely-rate-limit-groups.js";
+import type { RateLimitGroupStore } from "./rate-limit-group-store.js";
 import { migrateToLatest } from "./migrations/index.js";
 import { databaseOpenError } from "./database-open-error.js";
 import { withoutPassword } from "./database-location.js";
@@ -136,7 +142,13 @@ async function currentSchema(db: Kysely<Database>): Promise<string> {
 /** Every store over one database connection; `keys.close()` (or `close()`) releases it. */
 export interface Stores {
   keys: KeyStore;
+  /** Organizations as the provisioning API manages them. */
+  organizations: OrganizationStore;
   plans: PlanStore;
+  /** Credit grants (top-ups); consumed through `plans.consumeWithGrants`. */
+  creditGrants: CreditGrantStore;
+  /** The platform's rate-limit groups declared through the admin API. */
+  groups: RateLimitGroupStore;
   serviceTokens: ServiceTokenStore;
   /** Reads the audit trail (each store writes its own entries, in the change's transaction). */
   audit: AuditStore;
@@ -188,7 +200,10 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
   }
   const stores = {
     keys: createKyselyKeyStore({ db, rowLocks: isPostgres, postgres: isPostgres }),
+    organizations: createKyselyOrganizationStore(db, isPostgres),
     plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
+    creditGrants: createKyselyCreditGrantStore(db),
+    groups: createKyselyRateLimitGroupStore(db),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
     resources: createKyselyResourceStore(db, isPostgres),

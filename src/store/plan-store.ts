@@ -64,6 +64,12 @@ export interface PlanStore {
    * same transaction: concurrent consumers at the boundary never exceed the allowance, on any node.
    */
   consumeCredits(consumption: CreditConsumption): Promise<CreditResult>;
+  /**
+   * Consumes what is left of the allowance and then the organization's credit grants usable at `now`,
+   * all or nothing, atomically on any number of nodes (kysely-credit-grants.ts). For a consumption the
+   * allowance alone refused.
+   */
+  consumeWithGrants(consumption: CreditConsumption, now: number): Promise<CreditResult>;
   /** The most recent `limit` billing periods with consumption, oldest first. */
   creditPeriods(orgId: string, limit: number): Promise<CreditPeriodRow[]>;
   /** Hourly consumption from `since` (epoch ms, inclusive), oldest first. */

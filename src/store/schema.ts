@@ -24,6 +24,12 @@ export interface OrganizationsTable {
   storage_destinations_enabled: number | null;
   /** Policy: days a key may live at most (migration 007); null means no limit. */
   max_key_lifetime_days?: number | null;
+  /** The platform's own id of this customer (migration 015), unique; null: none. */
+  external_id?: string | null;
+  /** Epoch milliseconds the platform disabled the organization (migration 015); null: enabled. */
+  disabled_at?: number | null;
+  /** Epoch milliseconds of the last change through the admin API (migration 015); null: never. */
+  updated_at?: number | null;
 }
 
 export interface ApiKeysTable {
@@ -59,6 +65,8 @@ export interface ApiKeysTable {
   previous_secret_expires_at: number | null;
   /** Epoch milliseconds at which the key's expiry was recorded (audit, metric); null until then. */
   expiry_recorded_at?: number | null;
+  /** JSON object of the key's own limits, group -> policies (migration 015); null: none. */
+  rate_limits?: string | null;
 }
 
 /**
@@ -77,7 +85,34 @@ export interface KeyMetadataTable {
 export interface RateLimitOverridesTable {
   org_id: string;
   group_name: string;
+  /** Requests per window of the deployment's length; with `policies`, its first policy's quota. */
   quota: number;
+  /** JSON array of `{quota, window_seconds}` (migration 015); null: `quota` per the default window. */
+  policies?: string | null;
+  /** `organization` or `key` (migration 015); null: the group's own. */
+  per?: string | null;
+}
+
+/** A rate-limit group the platform declared through the admin API (migration 015). */
+export interface RateLimitGroupsTable {
+  name: string;
+  /** JSON array of `{quota, window_seconds}`. */
+  policies: string;
+  per: string;
+  updated_at: number;
+}
+
+/** A top-up of image credits (migration 015). */
+export interface CreditGrantsTable {
+  id: string;
+  org_id: string;
+  credits: number;
+  /** What is left; only ever lowered by one conditional update. */
+  remaining: number;
+  /** Epoch milliseconds from which what is left no longer counts; null: never. */
+  expires_at: number | null;
+  reason: string | null;
+  created_at: number;
 }
 
 export interface ServiceTokensTable {
@@ -87,6 +122,8 @@ export interface ServiceTokensTable {
   created_at: number;
   /** Epoch milliseconds of revocation; null while the token is valid. */
   revoked_at: number | null;
+  /** Comma-separated scopes, e.g. `authorize,provision` (migration 015). */
+  scopes: string;
 }
 
 export interface CreditPeriodsTable {
@@ -246,6 +283,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   key_metadata: KeyMetadataTable;
   rate_limit_overrides: RateLimitOverridesTable;
+  rate_limit_groups: RateLimitGroupsTable;
+  credit_grants: CreditGrantsTable;
   service_tokens: ServiceTokensTable;
   credit_periods: CreditPeriodsTable;
   usage_hours: UsageHoursTable;

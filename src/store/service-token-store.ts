@@ -1,4 +1,6 @@
 import type { AuditOf } from "../domain/audit.js";
+import type { IdempotentResponse } from "./idempotency-store.js";
+import type { ServiceTokenScope } from "../domain/service-token-scopes.js";
 
 /** A service token as stored: never the token, only its hash. */
 export interface ServiceTokenRecord {
@@ -12,12 +14,18 @@ export interface ServiceTokenRecord {
   createdAt: number;
   /** Epoch milliseconds of revocation, or null while valid. */
   revokedAt: number | null;
+  /** What the token may be used for, in catalogue order. */
+  scopes: readonly ServiceTokenScope[];
 }
 
 /** Persistence of service tokens; every lookup reads the database, so a revocation is seen at once. */
 export interface ServiceTokenStore {
-  /** Inserts a token and records `audit` in the same transaction. */
-  insertServiceToken(token: ServiceTokenRecord, audit?: AuditOf<ServiceTokenRecord>): Promise<void>;
+  /** Inserts a token and records `audit` (and `response`, an idempotent answer) in the same transaction. */
+  insertServiceToken(
+    token: ServiceTokenRecord,
+    audit?: AuditOf<ServiceTokenRecord>,
+    response?: IdempotentResponse,
+  ): Promise<void>;
   /** Finds a token by the hash of the presented value. */
   findServiceTokenByHash(tokenHash: string): Promise<ServiceTokenRecord | undefined>;
   /** Every token, revoked ones included, oldest first. */

@@ -13,6 +13,9 @@ import type * as Keys from "../../src/http/schemas.js";
 import type * as Platform from "../../src/http/platform-schemas.js";
 import type * as Resources from "../../src/domain/resource-schemas.js";
 import type * as Client from "../../packages/client/src/types.js";
+import type * as Admin from "../../src/http/admin-schemas.js";
+import type * as Limits from "../../src/http/limit-schemas.js";
+import type * as ClientAdmin from "../../packages/client/src/admin-types.js";
 type KeyRequest = Static<typeof Keys.KeyConfigurationBody>;
 type KeyRecord = Static<typeof Keys.KeyRecord>;
 type Created = Static<typeof Keys.CreatedKeyRecord>;
@@ -63,6 +66,43 @@ export const resourcePageKeys: SameKeys<Client.ResourcePage, Resources.ResourceP
 export const resourcePageReads: Reads<Client.ResourcePage, Resources.ResourcePage> = true;
 `;
 
+const ADMIN = `
+type Org = Static<typeof Admin.OrganizationRecordBody>;
+type CreateOrg = Static<typeof Admin.CreateOrganizationBody>;
+type CreatedOrg = Static<typeof Admin.CreatedOrganizationBody>;
+type UpdateOrg = Static<typeof Admin.UpdateOrganizationBody>;
+type OrgList = Static<typeof Admin.OrganizationList>;
+type PlanIn = Static<typeof Admin.PlanBody>;
+type PlanOut = Static<typeof Admin.PlanRecordBody>;
+type GrantIn = Static<typeof Admin.CreditGrantBody>;
+type GrantOut = Static<typeof Admin.CreditGrantRecord>;
+type GrantList = Static<typeof Admin.CreditGrantList>;
+type GroupIn = Static<typeof Limits.GroupLimitBody>;
+type GroupOut = Static<typeof Limits.GroupDefinition>;
+type LimitsOut = Static<typeof Limits.OrganizationLimitsBody>;
+type OwnerIn = Static<typeof Admin.OwnerKeyBody>;
+export const orgKeys: SameKeys<ClientAdmin.Organization, Org> = true;
+export const orgReads: Reads<ClientAdmin.Organization, Org> = true;
+export const createKeys: SameKeys<ClientAdmin.CreateOrganizationRequest, CreateOrg> = true;
+export const createSends: Sends<ClientAdmin.CreateOrganizationRequest, CreateOrg> = true;
+export const orgCreatedKeys: SameKeys<ClientAdmin.CreatedOrganization, CreatedOrg> = true;
+export const orgCreatedReads: Reads<ClientAdmin.CreatedOrganization, CreatedOrg> = true;
+export const updateKeys: SameKeys<ClientAdmin.UpdateOrganizationRequest, UpdateOrg> = true;
+export const updateSends: Sends<ClientAdmin.UpdateOrganizationRequest, UpdateOrg> = true;
+export const orgPageReads: Reads<ClientAdmin.OrganizationPage, OrgList> = true;
+export const planKeys: SameKeys<ClientAdmin.PlanSettings, PlanIn> = true;
+export const planSends: Sends<ClientAdmin.PlanSettings, PlanIn> = true;
+export const planReads: Reads<ClientAdmin.Plan, PlanOut> = true;
+export const ownerSends: Sends<ClientAdmin.OwnerKeySettings, OwnerIn> = true;
+export const grantSends: Sends<ClientAdmin.CreditGrantRequest, GrantIn> = true;
+export const grantKeys: SameKeys<ClientAdmin.CreditGrant, GrantOut> = true;
+export const grantReads: Reads<ClientAdmin.CreditGrant, GrantOut> = true;
+export const grantPageReads: Reads<ClientAdmin.CreditGrantPage, GrantList> = true;
+export const groupSends: Sends<ClientAdmin.GroupLimit, GroupIn> = true;
+export const groupReads: Reads<ClientAdmin.GroupDefinition, GroupOut> = true;
+export const limitsReads: Reads<ClientAdmin.OrganizationLimits, LimitsOut> = true;
+`;
+
 // Deliberate drifts: a member the client lacks, one it makes optional, and one it types differently.
 const DRIFTS = `
 export const driftMissing: SameKeys<Omit<Client.KeyRecord, "updated_at">, KeyRecord> = true;
@@ -72,7 +112,7 @@ export const driftSends: Sends<Omit<Client.AuthorizeRequest, "credits"> & { cred
 `;
 
 test("the client's wire types match the server's TypeBox schemas, and drifts are caught", () => {
-  expect(failingTypeChecks(IMPORTS + KEYS + PLATFORM + RESOURCES + DRIFTS).sort()).toEqual([
+  expect(failingTypeChecks(IMPORTS + KEYS + PLATFORM + RESOURCES + ADMIN + DRIFTS).sort()).toEqual([
     "driftMissing",
     "driftOptional",
     "driftRetyped",

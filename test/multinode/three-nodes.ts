@@ -10,6 +10,8 @@ export interface ThreeNodes {
   /** Basic credentials of the organization's owner key. */
   owner: { authorization: string };
   orgId: string;
+  /** The settings naming the database, for CLI commands beside the nodes. */
+  database: Record<string, string>;
   /** Stops the nodes and drops the schema. */
   stop(): Promise<void>;
 }
@@ -38,6 +40,7 @@ export async function startThreeNodes(
     nodes,
     owner: basicAuth(owner.apiId, owner.secret),
     orgId,
+    database,
     async stop() {
       await Promise.all(nodes.map((node) => node.stop()));
       await schema.drop();

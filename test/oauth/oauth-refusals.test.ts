@@ -233,3 +233,16 @@ test("denying consent sends the client access_denied and creates nothing", async
   expect(String(response.headers.location)).toContain("error=access_denied");
   expect(await testApp.services.mcpOauth.list(owner.orgId)).toEqual([]);
 });
+
+test("a connection of an organization the platform disabled: 403 organization_disabled; enabled again, it works", async () => {
+  const { testApp, owner, tokens, mcp } = await setup();
+  const { access_token } = await tokens();
+  expect((await mcp(access_token)).statusCode).toBe(200);
+  const actor = "service_token:stk_test";
+  await testApp.services.provisioning.update(owner.orgId, { disabled: true }, actor);
+  const refused = await mcp(access_token);
+  expect(refused.statusCode).toBe(403);
+  expect(refused.json()).toMatchObject({ code: "organization_disabled" });
+  await testApp.services.provisioning.update(owner.orgId, { disabled: false }, actor);
+  expect((await mcp(access_token)).statusCode).toBe(200);
+});

@@ -77,7 +77,7 @@ const summary = (request: FuzzRequest): Finding["request"] => {
 };
 
 /** A fresh app over in-memory SQLite, an organization with records, and its credentials. */
-async function fuzzTarget() {
+export async function fuzzTarget() {
   const config = loadConfig({ LATCHKEY_DATABASE_URL: "sqlite::memory:", LATCHKEY_LOG_LEVEL: "silent" });
   const logStream = new Writable({ write: (_chunk, _encoding, done) => done() });
   const { app, services } = await buildApp({ config, logStream });
@@ -106,7 +106,17 @@ async function fuzzTarget() {
       ids[prefix].push(response.json().id);
     }
   }
-  const { token } = await services.serviceTokens.create("fuzz");
+  const { token } = await services.serviceTokens.create("fuzz", undefined, ["authorize", "provision"]);
+  // Service tokens of their own, not the fuzzer's: a generated DELETE revokes one.
+  ids.stk = [];
+  for (const name of ["spare one", "spare two"])
+    ids.stk.push((await services.serviceTokens.create(name)).record.id);
+  // Organizations of their own for the admin routes: a generated PATCH may disable one.
+  ids.org = [];
+  for (const name of ["admin one", "admin two", "admin three", "admin four"]) {
+    const created = await services.provisioning.create({ name }, "operator");
+    ids.org.push(created.organization.id);
+  }
   const context: FuzzContext = {
     owner: { authorization: basic(owner.apiId, secret), apiId: owner.apiId },
     limited: basic(limited.key.apiId, limited.secret),
@@ -141,7 +151,20 @@ export async function fuzzOpenApi(options: {
     findings: [],
   };
   const vocabulary = { words: [...PERMISSION_CATALOGUE, ...RATE_LIMIT_GROUPS, "rest", "mcp"] };
-  const plans = fc.oneof(...operations.map((operation) => requestPlans(operation, resolve, vocabulary)));
+  // Each operation gets its share of every batch, whatever their number: a uniform pick among many
+  // operations left some without a single allowed request in 3,000 cases.
+  const plansByOperation = operations.map((operation) => requestPlans(operation, resolve, vocabulary));
+  const sampleBatch = (size: number, batchSeed: number) => {
+    const perOperation = Math.ceil(size / plansByOperation.length);
+    const samples = plansByOperation.map((plans, index) =>
+      fc.sample(plans, { numRuns: perOperation, seed: batchSeed + index }),
+    );
+    return Array.from({ length: size }, (_, i) => {
+      const plan = samples[i % samples.length]?.[Math.floor(i / samples.length)];
+      if (!plan) throw new Error("fuzz: a batch ran out of plans");
+      return plan;
+    });
+  };
   const batch = 500;
   try {
     for (let start = 0; start < cases; start += batch) {
@@ -149,7 +172,7 @@ export async function fuzzOpenApi(options: {
         await target.app.close();
         target = await fuzzTarget();
       }
-      const sample = fc.sample(plans, { numRuns: Math.min(batch, cases - start), seed: seed + start });
+      const sample = sampleBatch(Math.min(batch, cases - start), seed + start);
       for (const plan of sample) {
         const request = materialize(plan, target.context);
         const response = await target.app.inject({

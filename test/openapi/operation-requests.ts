@@ -17,7 +17,14 @@ export interface Operation {
   method: string;
   /** The templated path, e.g. `/v1/proxies/{id}`. */
   path: string;
-  parameters: { in: string; name: string; required?: boolean; style?: string; schema: Schema }[];
+  parameters: {
+    in: string;
+    name: string;
+    required?: boolean;
+    style?: string;
+    schema: Schema;
+    example?: unknown;
+  }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   /** The documented statuses, e.g. `["200", "400", "401"]`. */
   statuses: string[];
@@ -55,7 +62,7 @@ export interface FuzzContext {
   /** A key of the same organization holding only images:read. */
   limited: string;
   serviceToken: string;
-  /** Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`). */
+  /** Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`, `org`, `stk`). */
   ids: Record<string, string[]>;
 }
 
@@ -86,6 +93,8 @@ export interface RequestPlan {
   body: { kind: "none" } | { kind: "value"; value: unknown } | { kind: "raw"; payload: string | Buffer };
   /** For authorize: the body's `authorization` replaced by the owner's. */
   ownerInBody: boolean;
+  /** Values of the path parameters after the first (the id), e.g. a group name. */
+  morePath: string[];
 }
 
 const b64 = (text: string | Buffer) => Buffer.from(text).toString("base64");
@@ -267,7 +276,7 @@ function idArbitrary(operation: Operation, resolve: Resolve): fc.Arbitrary<Id> |
     },
     {
       arbitrary: fc
-        .tuple(fc.constantFrom("key", "prx", "dst", "ogc"), fc.nat({ max: 3 }))
+        .tuple(fc.constantFrom("key", "prx", "dst", "ogc", "org", "stk"), fc.nat({ max: 3 }))
         .map(([other, index]): Id => ({ kind: "existing", prefix: other, index })),
       weight: 1,
     },
@@ -333,6 +342,20 @@ export function requestPlans(
     contentType: schema ? contentTypes : fc.option(contentTypes, { freq: 2 }).map((c) => c ?? undefined),
     body,
     ownerInBody: fc.boolean(),
+    morePath: fc.tuple(
+      ...operation.parameters
+        .filter((p) => p.in === "path")
+        .slice(1)
+        .map((p) => {
+          const valid = validValue(resolve(p.schema), resolve, vocabulary);
+          // A name the deployment knows, as the example shows, most of the time: any string is schema-valid.
+          const values =
+            p.example === undefined
+              ? valid
+              : fc.oneof({ arbitrary: fc.constant(p.example), weight: 3 }, valid);
+          return values.map((v) => encodeURIComponent(String(v)));
+        }),
+    ),
   });
 }
 
@@ -362,6 +385,7 @@ export function materialize(plan: RequestPlan, context: FuzzContext): FuzzReques
         : (context.ids[plan.id.prefix ?? ""]?.[plan.id.index] ?? `${plan.id.prefix}_missing`);
     path = path.replace(/\{[^}]+\}/, id);
   }
+  for (const value of plan.morePath) path = path.replace(/\{[^}]+\}/, value);
   const query = plan.query.map(([name, value]) => `${encodeURIComponent(name)}=${value}`).join("&");
   const headers: Record<string, string> = {};
   const auth = authorizationHeader(plan.authorization, context);
@@ -376,7 +400,9 @@ export function materialize(plan: RequestPlan, context: FuzzContext): FuzzReques
     let value = plan.body.value;
     if (value instanceof RawText) payload = value.text;
     else {
-      if (operation.serviceToken && plan.ownerInBody && typeof value === "object" && value !== null) {
+      // The relayed credentials of authorize, the one service-token operation whose body carries them.
+      const relays = operation.operationId === "authorize";
+      if (relays && plan.ownerInBody && typeof value === "object" && value !== null) {
         value = { ...value, authorization: auth ?? null };
       }
       payload = JSON.stringify(value);

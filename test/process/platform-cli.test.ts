@@ -73,8 +73,20 @@ test("service-token list shows ids, names and states, never a token or its hash"
   const json = JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout);
   expect(json).toEqual(
     expect.arrayContaining([
-      { id: first.id, name: "images", created_at: expect.any(String), revoked_at: null },
-      { id: second.id, name: "proxies", created_at: expect.any(String), revoked_at: expect.any(String) },
+      {
+        id: first.id,
+        name: "images",
+        scopes: ["authorize"],
+        created_at: expect.any(String),
+        revoked_at: null,
+      },
+      {
+        id: second.id,
+        name: "proxies",
+        scopes: ["authorize"],
+        created_at: expect.any(String),
+        revoked_at: expect.any(String),
+      },
     ]),
   );
   for (const output of [text, JSON.stringify(json)]) {
@@ -84,6 +96,49 @@ test("service-token list shows ids, names and states, never a token or its hash"
     }
     expect(output).not.toMatch(/lkst_|[0-9a-f]{64}/);
   }
+});
+
+test("service-token create --scope names what a token may do; list shows it; an unknown scope is a usage error", async () => {
+  const env = databaseEnv();
+  const both = JSON.parse(
+    (
+      await latchkey(
+        ["service-token", "create", "--name", "billing", "--scope", "provision, authorize", "--json"],
+        env,
+      )
+    ).stdout,
+  );
+  const provision = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "signup", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const text = (await latchkey(["service-token", "list"], env)).stdout;
+  expect(text).toMatch(
+    new RegExp(`${both.id}\\s+billing\\s+created \\S+\\s+active\\s+scopes authorize,provision\\n`),
+  );
+  expect(text).toMatch(
+    new RegExp(`${provision.id}\\s+signup\\s+created \\S+\\s+active\\s+scopes provision\\n`),
+  );
+  const json = JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout);
+  expect(json.map((token: { scopes: string[] }) => token.scopes)).toEqual([
+    ["authorize", "provision"],
+    ["provision"],
+  ]);
+
+  const { authorization } = await createOrg(env);
+  const server = await startServer(env, await freePort());
+  const refused = await authorize(server.baseUrl, provision.token, authorization);
+  expect(refused.status).toBe(403);
+  expect(await refused.json()).toMatchObject({ code: "missing_scope" });
+  const listed = await fetch(`${server.baseUrl}/v1/admin/organizations`, {
+    headers: { "x-latchkey-service-token": provision.token },
+  });
+  expect(listed.status).toBe(200);
+
+  const bad = await latchkeyStatus(["service-token", "create", "--name", "x", "--scope", "admin"], env);
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain("unknown scope admin");
+  expect(JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout)).toHaveLength(2);
 });
 
 test("service-token revoke of an unknown id, or create with a blank name, is a one-line error", async () => {
@@ -209,4 +264,120 @@ test("a plan changed with org plan applies to the running server's next authoriz
   };
   expect(spent).toMatchObject({ allowed: false, status: 429, error: { code: "plan_limit_exceeded" } });
   expect(spent.headers).toMatchObject({ "x-renders-allowed": "1", "x-renders-used": "1" });
+});
+
+test("org create and org plan work remotely with --url and LATCHKEY_SERVICE_TOKEN, with the same output", async () => {
+  const env = databaseEnv();
+  const local = JSON.parse((await latchkey(["org", "create", "--name", "local", "--json"], env)).stdout);
+  const { token } = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const server = await startServer(env, await freePort());
+  // Only the server's address and the token: no database beside the command.
+  const remoteEnv = {
+    LATCHKEY_SERVICE_TOKEN: token,
+    LATCHKEY_DATABASE_URL: "sqlite:/nonexistent/latchkey.db",
+  };
+  const remote = JSON.parse(
+    (await latchkey(["org", "create", "--name", "remote", "--url", server.baseUrl, "--json"], remoteEnv))
+      .stdout,
+  );
+  expect(Object.keys(remote)).toEqual(Object.keys(local));
+  expect(Object.keys(remote.organization)).toEqual(Object.keys(local.organization));
+  expect(Object.keys(remote.key).sort()).toEqual(Object.keys(local.key).sort());
+  expect(remote.key).toMatchObject({
+    all_future_permissions: true,
+    api_key: expect.stringMatching(/^lksk_/),
+  });
+  const authorization = `Basic ${Buffer.from(`${remote.key.api_id}:${remote.key.api_key}`).toString("base64")}`;
+  const listed = await fetch(`${server.baseUrl}/v1/api-keys`, { headers: { authorization } });
+  expect(listed.status).toBe(200);
+
+  const args = ["org", "plan", "--org", remote.organization.id, "--url", server.baseUrl];
+  const changed = JSON.parse(
+    (await latchkey([...args, "--image-credits", "900", "--json"], remoteEnv)).stdout,
+  );
+  expect(changed).toMatchObject({ image_credits: 900, overages: false, max_batch_size: 0 });
+  const again = JSON.parse((await latchkey([...args, "--overages", "on", "--json"], remoteEnv)).stdout);
+  expect(again).toMatchObject({ image_credits: 900, overages: true });
+  const beside = JSON.parse(
+    (await latchkey(["org", "plan", "--org", remote.organization.id, "--json"], env)).stdout,
+  );
+  expect(beside).toEqual(again);
+  const text = (await latchkey(args, remoteEnv)).stdout;
+  expect(text).toContain(`Plan of ${remote.organization.id}:`);
+  expect(text).toMatch(/image credits:\s+900 per billing period \(overages on\)/);
+
+  const noToken = await latchkeyStatus(["org", "create", "--name", "x", "--url", server.baseUrl], {});
+  expect(noToken.code).not.toBe(0);
+  expect(noToken.stderr).toContain("LATCHKEY_SERVICE_TOKEN");
+  const unknown = await latchkeyStatus(
+    ["org", "plan", "--org", "org_unknown", "--url", server.baseUrl],
+    remoteEnv,
+  );
+  expect(unknown.code).not.toBe(0);
+  expect(unknown.stderr).toContain("No organization org_unknown");
+});
+
+test("service-token create, list and revoke work remotely with --url, with the same output", async () => {
+  const env = databaseEnv();
+  const { token } = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const server = await startServer(env, await freePort());
+  const remoteEnv = { LATCHKEY_SERVICE_TOKEN: token };
+  const url = ["--url", server.baseUrl];
+  const created = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "images", ...url, "--json"], remoteEnv)).stdout,
+  );
+  expect(Object.keys(created)).toEqual(["id", "name", "token"]);
+  const listedRemotely = (await latchkey(["service-token", "list", ...url], remoteEnv)).stdout;
+  const listedBeside = (await latchkey(["service-token", "list"], env)).stdout;
+  expect(listedRemotely).toBe(listedBeside);
+  expect(listedRemotely).toMatch(
+    new RegExp(`${created.id}\\s+images\\s+created \\S+\\s+active\\s+scopes authorize\\n`),
+  );
+  const json = JSON.parse((await latchkey(["service-token", "list", ...url, "--json"], remoteEnv)).stdout);
+  expect(json).toEqual(JSON.parse((await latchkey(["service-token", "list", "--json"], env)).stdout));
+  expect(JSON.stringify(json)).not.toContain("lkst_");
+  const revoked = await latchkey(["service-token", "revoke", created.id, ...url], remoteEnv);
+  expect(revoked.stdout).toContain(created.id);
+  const refused = await fetch(`${server.baseUrl}/v1/authorize`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-latchkey-service-token": created.token },
+    body: JSON.stringify({ authorization: null, permission: "images:create" }),
+  });
+  expect(refused.status).toBe(401);
+  // The audit trail names the token that acted.
+  const audit = JSON.parse((await latchkey(["audit", "--deployment", "--json"], env)).stdout) as {
+    actor: string;
+  }[];
+  expect(audit.map((entry) => entry.actor)).toContain(`service_token:${json[0].id}`);
+});
+
+test("org limits works remotely with --url, with the same output", async () => {
+  const env = databaseEnv();
+  const { orgId } = await createOrg(env);
+  const { token } = JSON.parse(
+    (await latchkey(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], env))
+      .stdout,
+  );
+  const server = await startServer(env, await freePort());
+  const remoteEnv = { LATCHKEY_SERVICE_TOKEN: token };
+  const url = ["--url", server.baseUrl];
+  const args = ["org", "limits", "--org", orgId];
+  const changed = (await latchkey([...args, "--group", "api-key:write", "--quota", "200", ...url], remoteEnv))
+    .stdout;
+  expect(changed).toBe((await latchkey(args, env)).stdout);
+  expect(changed).toMatch(/api-key:write\s+200\n/);
+  const json = JSON.parse((await latchkey([...args, ...url, "--json"], remoteEnv)).stdout);
+  expect(json).toEqual(JSON.parse((await latchkey([...args, "--json"], env)).stdout));
+  expect(json).toMatchObject({ organization: orgId, max_keys: 100, window_seconds: 60 });
+  await latchkey([...args, "--group", "api-key:write", "--quota", "default", ...url], remoteEnv);
+  expect(JSON.parse((await latchkey([...args, "--json"], env)).stdout).quotas["api-key:write"]).toBe(20);
+  const maxKeys = await latchkeyStatus([...args, "--max-keys", "5", ...url], remoteEnv);
+  expect(maxKeys.code).not.toBe(0);
+  expect(maxKeys.stderr).toContain("--max-keys");
 });

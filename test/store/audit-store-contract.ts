@@ -131,6 +131,7 @@ export function auditStoreContract(open: OpenStores): void {
       tokenHash: "cd".repeat(32),
       createdAt: T0,
       revokedAt: null,
+      scopes: ["authorize" as const],
     };
     await expect(stores.serviceTokens.insertServiceToken(token, failing)).rejects.toThrow();
     expect(await stores.serviceTokens.listServiceTokens()).toEqual([]);

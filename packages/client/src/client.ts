@@ -1,4 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { AdminResource } from "./admin.js";
 import { KeysResource } from "./keys.js";
 import { type AuthorizeInput, authorize, UsageResource } from "./platform.js";
 import {
@@ -119,6 +120,8 @@ export class LatchkeyClient {
   readonly storageDestinations: StorageDestinationsClient;
   /** OG configurations: list, listAll, get, create, update, delete. */
   readonly ogConfigs: ResourceFamilyClient;
+  /** The provisioning API (`/v1/admin`; needs a `serviceToken` with the `provision` scope). */
+  readonly admin: AdminResource;
 
   constructor(options: LatchkeyClientOptions) {
     const hasKey = Boolean(options.apiId) || Boolean(options.apiKey);
@@ -156,6 +159,7 @@ export class LatchkeyClient {
     this.proxies = new ResourceFamilyClient(transport, PROXIES_ROUTE);
     this.storageDestinations = new StorageDestinationsClient(transport);
     this.ogConfigs = new ResourceFamilyClient(transport, OG_CONFIGS_ROUTE);
+    this.admin = new AdminResource(transport);
     this.#transport = transport;
   }
 

@@ -3,6 +3,28 @@
  * built-ins and global fetch, so other programs can use it without pulling in the server.
  */
 export { LatchkeyClient, type LatchkeyClientOptions } from "./client.js";
+export type { AdminResource } from "./admin.js";
+export type {
+  CreatedOrganization,
+  CreatedServiceToken,
+  CreateOrganizationRequest,
+  CreditGrant,
+  CreditGrantPage,
+  CreditGrantRequest,
+  EffectiveLimit,
+  GroupDefinition,
+  GroupLimit,
+  ListOrganizationsOptions,
+  Organization,
+  OrganizationLimits,
+  OrganizationPage,
+  OwnerKeySettings,
+  Plan,
+  PlanSettings,
+  RatePolicy,
+  ServiceToken,
+  UpdateOrganizationRequest,
+} from "./admin-types.js";
 export { configurationOf } from "./configuration.js";
 export {
   type ClientErrorCode,

@@ -41,7 +41,7 @@ export interface TransportOptions {
 
 /** One management request. */
 export interface RequestSpec {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path below the base URL, e.g. `/v1/api-keys`. */
   path: string;
   query?: URLSearchParams;

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AccessControl } from "../../services/access-decision.js";
+import type { GroupCatalog } from "../../services/rate-limit-groups.js";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
 import { authorizeQuestion, renderDecision } from "../authorize-decision.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
@@ -12,12 +13,14 @@ import { serviceTokenGuard } from "../service-token-guard.js";
 export interface AuthorizeRouteOptions {
   access: AccessControl;
   serviceTokens: ServiceTokenService;
+  /** The groups a request may name: management groups and the platform's own. */
+  groups: GroupCatalog;
 }
 
 /** `POST /v1/authorize`: the platform's services ask whether their caller may do something. */
 export async function authorizeRoutes(
   app: FastifyInstance,
-  { access, serviceTokens }: AuthorizeRouteOptions,
+  { access, serviceTokens, groups }: AuthorizeRouteOptions,
 ): Promise<void> {
   const routes = app.withTypeProvider<TypeBoxTypeProvider>();
   sendNoStore(routes);
@@ -39,6 +42,7 @@ export async function authorizeRoutes(
           ...errorResponses(
             "invalid_request",
             "invalid_service_token",
+            "missing_scope",
             "payload_too_large",
             "unsupported_media_type",
             "database_unavailable",
@@ -48,6 +52,7 @@ export async function authorizeRoutes(
     },
     async (request) => {
       const question = authorizeQuestion(request.body);
+      if (question.request.group !== undefined) await groups.assertKnown(question.request.group, "/group");
       const decision = await access.decide(question.request);
       request.caller = decision.caller;
       return renderDecision(decision, question.protocol);

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { USAGE_OPERATION } from "../../services/operations.js";
 import type { UsageService } from "../../services/usage.js";
+import { usageJson } from "../admin-responses.js";
 import { callerOf } from "../management-guard.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
 import { UsageReportBody } from "../platform-schemas.js";
 import { errorResponses } from "../schemas.js";
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** `GET /v1/usage`: what the caller's organization consumed; `usage:read`, not rate-limited. */
 export async function usageRoutes(app: FastifyInstance, { usage }: { usage: UsageService }): Promise<void> {
@@ -27,17 +26,7 @@ export async function usageRoutes(app: FastifyInstance, { usage }: { usage: Usag
         },
       },
     },
-    async (request) => {
-      const report = await usage.report(callerOf(request).orgId);
-      return {
-        data: { hour: report.hour, day: report.day, month: report.month },
-        per_billing_period: report.perBillingPeriod.map((period) => ({
-          total_images: period.totalImages,
-          start: iso(period.start),
-          end: iso(period.end),
-        })),
-      };
-    },
+    async (request) => usageJson(await usage.report(callerOf(request).orgId)),
   );
   rejectOtherMethods(app, "/v1/usage", ["GET"]);
 }

@@ -12,6 +12,7 @@ import { consoleUsers } from "./010-console.js";
 import { mcpOauth } from "./011-mcp-oauth.js";
 import { twoFactor } from "./012-two-factor.js";
 import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
+import { provisioning } from "./015-provisioning.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "011-mcp-oauth": mcpOauth,
   "012-two-factor": twoFactor,
   "014-console-secret-handoffs": consoleSecretHandoffs,
+  "015-provisioning": provisioning,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
