@@ -227,7 +227,12 @@ export async function createServices(
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
     idempotency,
-    consoleUsers: createConsoleUserService({ store: stores.console, keys: store, clock }),
+    consoleUsers: createConsoleUserService({
+      store: stores.console,
+      keys: store,
+      clock,
+      passwordCost: config.passwordCost,
+    }),
     consoleStore: stores.console,
     mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
     leaks: createLeakResponse({
@@ -366,6 +371,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
       limiter: services.limiter,
       clock: services.clock,
       namespace: config.redisPrefix,
+      passwordCost: config.passwordCost,
     });
     await app.register(consoleRoutes, { prefix: "/console", services, sessions });
     await app.register(oauthRoutes, { oauth: services.mcpOauth });

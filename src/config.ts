@@ -2,6 +2,10 @@ import { ajvFor } from "./validation/ajv.js";
 import { describeIssues, type InputIssue } from "./validation/issues.js";
 import { type Static, Type } from "typebox";
 import { cidrProblem } from "./domain/networks.js";
+import { type PasswordCost, PRODUCTION_PASSWORD_COST, TEST_PASSWORD_COST } from "./domain/passwords.js";
+
+/** LATCHKEY_PASSWORD_COST's one value below production's: cheap hashes for test suites only. */
+const INSECURE_TEST_COST = "insecure-test";
 
 /** Every setting latchkey reads from the environment; the only place `process.env` is read. */
 const ConfigSchema = Type.Object({
@@ -64,6 +68,12 @@ const ConfigSchema = Type.Object({
   LATCHKEY_LIMITER_OUTAGE: Type.Union([Type.Literal("local"), Type.Literal("refuse")], { default: "local" }),
   LATCHKEY_SECRET_SCANNING_KEYS: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_LEAKED_KEYS: Type.Union([Type.Literal("disable"), Type.Literal("flag")], { default: "disable" }),
+  // Never below production's 15, except the test setting, whose name says what it is.
+  LATCHKEY_PASSWORD_COST: Type.String({
+    pattern: `^(1[5-9]|20|${INSECURE_TEST_COST})$`,
+    default: String(PRODUCTION_PASSWORD_COST),
+    description: `an integer from ${PRODUCTION_PASSWORD_COST} to 20, or ${INSECURE_TEST_COST} in a test suite only`,
+  }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -177,6 +187,11 @@ export interface Config {
   secretScanningKeysFile: string | undefined;
   /** What a reported leak does to its key (LATCHKEY_LEAKED_KEYS): `disable` it, or only `flag` it. */
   leakedKeys: "disable" | "flag";
+  /**
+   * log2 of scrypt's N for new console password hashes (LATCHKEY_PASSWORD_COST): 15 (the default) to
+   * 20; `insecure-test` (2^10) only in test suites, which hash hundreds of passwords.
+   */
+  passwordCost: PasswordCost;
 }
 
 // Environment variables are text: the `text` rules coerce "8080" to 8080 and fill in the defaults.
@@ -252,5 +267,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     limiterOutage: config.LATCHKEY_LIMITER_OUTAGE,
     secretScanningKeysFile: config.LATCHKEY_SECRET_SCANNING_KEYS,
     leakedKeys: config.LATCHKEY_LEAKED_KEYS,
+    passwordCost:
+      config.LATCHKEY_PASSWORD_COST === INSECURE_TEST_COST
+        ? TEST_PASSWORD_COST
+        : Number(config.LATCHKEY_PASSWORD_COST),
   });
 }
