@@ -156,7 +156,7 @@ export async function createServices(
       clock,
       log,
       ...(redis ? { redis } : {}),
-      onRecover: coherence.clear,
+      onRecover: () => coherence.clear(),
       outagePolicy: config.limiterOutage,
       deadlineMs: config.redisDeadlineMs,
       outageAfterMs: config.redisOutageAfterMs,
@@ -244,7 +244,7 @@ export async function createServices(
     }),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
-    cacheSizes: coherence.cacheSizes,
+    cacheSizes: () => coherence.cacheSizes(),
   };
 }
 

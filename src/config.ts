@@ -204,7 +204,7 @@ const SECRET_VARIABLES = new Set(["LATCHKEY_SECRET_PEPPER"]);
 function configProblem(issue: InputIssue): string {
   const name = issue.path.slice(1) || "configuration";
   const given = SECRET_VARIABLES.has(name)
-    ? `is ${String(issue.value ?? "").length} characters long`
+    ? `is ${typeof issue.value === "string" ? issue.value.length : 0} characters long`
     : `is '${String(issue.value)}'`;
   return issue.expected ? `${name} ${given}; use ${issue.expected}` : `${name} ${given}: it ${issue.message}`;
 }
@@ -220,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     const problems = describeIssues(validate.errors ?? []).map(configProblem);
     throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }
-  const config = raw as RawConfig;
+  const config = raw;
   const trustedProxies = (config.LATCHKEY_TRUSTED_PROXIES ?? "")
     .split(",")
     .map((cidr) => cidr.trim())

@@ -62,7 +62,7 @@ export interface CoherenceOptions {
 export function keepCoherent(stores: Stores, options: CoherenceOptions): Coherence {
   const { redis } = options;
   if (!redis || stores.dialect !== "postgres") {
-    return { keys: stores.keys, clear: () => {}, cacheSizes: stores.cacheSizes };
+    return { keys: stores.keys, clear: () => {}, cacheSizes: () => stores.cacheSizes() };
   }
   const writes = { redis, prefix: options.prefix, log: options.log };
   if (!options.cache) {
@@ -80,7 +80,7 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     keys: withVersionedWrites(cached.keys, writes),
     versions,
     callers: cached.callers,
-    clear: cached.clear,
-    cacheSizes: cached.cacheSizes,
+    clear: () => cached.clear(),
+    cacheSizes: () => cached.cacheSizes(),
   };
 }

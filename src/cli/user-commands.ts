@@ -110,7 +110,7 @@ export function registerUserCommands(program: Command): void {
           email: m.email,
           org_id: m.orgId,
           org_name: m.orgName,
-          role: m.role as string | null,
+          role: m.role,
           two_factor: m.twoFactor,
           created_at: iso(m.createdAt),
         })),

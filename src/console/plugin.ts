@@ -1,3 +1,4 @@
+import fastifyCookie from "@fastify/cookie";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import type { Services } from "../app.js";
 import { LatchkeyError } from "../domain/errors.js";
@@ -53,6 +54,8 @@ export async function consoleRoutes(
   app.addHook("onRoute", (route) => {
     route.schema = { ...route.schema, hide: true };
   });
+  // The session cookie is read by the ecosystem's parser; session-cookie.ts writes its one header.
+  await app.register(fastifyCookie);
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
     { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },

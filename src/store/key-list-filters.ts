@@ -95,9 +95,10 @@ export async function listKeysByMetadata(
     .where("m.value", "=", first[1])
     .where("api_keys.org_id", "=", orgId);
   for (const [name, value] of others) {
-    select = select.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom("key_metadata as o")
+    select = select.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("key_metadata as o")
           .select(sql`1`.as("one"))
           .whereRef("o.key_id", "=", "api_keys.id")
           .where("o.name", "=", name)

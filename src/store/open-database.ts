@@ -82,7 +82,7 @@ function openSqlite(path: string): {
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   const freshness = createSqliteFreshness(database);
-  const cached = withStatementCache(database, 256, freshness.noteWrite);
+  const cached = withStatementCache(database, 256, () => freshness.noteWrite());
   const db = new Kysely<Database>({
     dialect: withDatabaseFaults(new SqliteDialect({ database: cached })),
   });
@@ -114,7 +114,9 @@ function openPostgres(url: string, log: WarningLog): { db: Kysely<Database>; poo
     // Epoch milliseconds live in bigint columns; they fit a JavaScript number exactly.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
-        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? Number
+          : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   });
   survivePostgresErrors(pool, log);

@@ -69,7 +69,7 @@ export function runLatchkeyProcess(args: readonly string[], { env, stdin = "" }:
       [CLI, ...args],
       { env, timeout: scaledMs(20_000) },
       (error, stdout, stderr) => {
-        if (error && typeof error.code !== "number") reject(error);
+        if (error && typeof error.code !== "number") reject(new Error(error.message, { cause: error }));
         else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
       },
     );

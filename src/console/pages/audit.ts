@@ -39,7 +39,7 @@ export async function auditPages(app: FastifyInstance, services: Services): Prom
         targetId: target,
       });
       const next = page.nextPageStart
-        ? `?${new URLSearchParams({ actor: actor ?? "", target: target ?? "", since: query.since ?? "", until: query.until ?? "", page: page.nextPageStart })}`
+        ? `?${new URLSearchParams({ actor: actor ?? "", target: target ?? "", since: query.since ?? "", until: query.until ?? "", page: page.nextPageStart }).toString()}`
         : undefined;
       const content = html`<form
           class="filters"
