@@ -61,6 +61,7 @@ import { createExpiryRecorder, type ExpiryRecorder } from "./services/expiry-rec
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createLeakResponse, type LeakResponse } from "./services/leak-response.js";
+import { createOrganizationLimitsView } from "./services/organization-limits.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
 import { createRefusedCredentials } from "./services/refused-credentials.js";
 import { createResourceServices, type ResourceServices } from "./services/resource-service.js";
@@ -373,13 +374,29 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
       namespace: config.redisPrefix,
       passwordCost: config.passwordCost,
     });
-    await app.register(consoleRoutes, { prefix: "/console", services, sessions });
+    await app.register(consoleRoutes, {
+      prefix: "/console",
+      sessions,
+      users: services.consoleUsers,
+      keys: services.keys,
+      usage: services.usage,
+      limits: createOrganizationLimitsView({ store: services.store, rateLimit: services.rateLimit }),
+      audit: services.audit,
+      oauth: services.mcpOauth,
+      metrics: services.metrics,
+      clock: services.clock,
+    });
     await app.register(oauthRoutes, { oauth: services.mcpOauth });
   }
   if (scanningKeys) await app.register(secretScanningRoutes, { keys: scanningKeys, leaks: services.leaks });
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),
-    tools: mcpTools(services),
+    tools: mcpTools({
+      resources: services.resources,
+      awsExternalIds: services.awsExternalIds,
+      usage: services.usage,
+      plans: services.plans,
+    }),
     allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
     maxBodyBytes: MAX_BODY_BYTES,
     // Sign-in and consent are console pages: without the console, /mcp takes Basic credentials only.

@@ -2,9 +2,12 @@ import type { FastifyRequest } from "fastify";
 import { canManageKeys, canManageMembers, KEY_MANAGER_GRANT, userActor } from "../domain/console-roles.js";
 import { LatchkeyError } from "../domain/errors.js";
 import type { Caller } from "../services/key-service.js";
-import type { ConsoleStore } from "../store/console-store.js";
+import type { ConsoleUserService } from "../services/console-users.js";
 import type { PageContext } from "./layout.js";
 import { signedIn } from "./request-guard.js";
+
+/** Where every page finds the signed-in user's organizations and roles. */
+export type Memberships = Pick<ConsoleUserService, "membershipsOf">;
 
 /**
  * The signed-in user's view of one organization. An organization the user is not a member of is
@@ -12,11 +15,11 @@ import { signedIn } from "./request-guard.js";
  */
 export async function pageContext(
   request: FastifyRequest,
-  store: ConsoleStore,
+  users: Memberships,
   orgId: string,
 ): Promise<PageContext> {
   const session = signedIn(request);
-  const memberships = await store.membershipsOf(session.user.id);
+  const memberships = await users.membershipsOf(session.user.id);
   const current = memberships.find((m) => m.orgId === orgId);
   if (!current) throw new LatchkeyError("not_found", "No such organization among yours.");
   return { signedIn: session, memberships, current };

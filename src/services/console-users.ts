@@ -50,6 +50,8 @@ export interface ConsoleUserService {
   }>;
   /** Every membership (or those of one organization), with email and organization name. */
   list(orgId?: string): Promise<MembershipView[]>;
+  /** The organizations a user is a member of, with the role in each (the console's switcher). */
+  membershipsOf(userId: string): Promise<MembershipView[]>;
   /** Users without any membership left, which `list` cannot show. */
   unattached(): Promise<ConsoleUser[]>;
   /** Removes the user's membership of `orgId`, or the whole user (sessions included) without it. */
@@ -196,6 +198,7 @@ export function createConsoleUserService(deps: {
     },
 
     list: (orgId) => store.listMemberships(orgId),
+    membershipsOf: (userId) => store.membershipsOf(userId),
 
     async unattached() {
       const attached = new Set((await store.listMemberships()).map((m) => m.userId));
