@@ -227,7 +227,7 @@ async function measure(label, databaseUrl, fill, cleanup) {
   } finally {
     await services.lastUse.flush();
     await services.limiter.close();
-    await services.store.close();
+    await services.closeDatabase();
     await cleanup();
   }
 }

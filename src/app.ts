@@ -117,6 +117,8 @@ export interface Services {
   freshness?: Freshness;
   /** Entries held per record cache. */
   cacheSizes(): Record<string, number>;
+  /** Closes the database every store shares (no store closes it): last, when the app stops. */
+  closeDatabase(): Promise<void>;
 }
 
 /**
@@ -164,7 +166,7 @@ export async function createServices(
     });
   } catch (error) {
     redis?.disconnect();
-    await store.close();
+    await stores.close();
     throw error;
   }
   const sharedLimiter = limiter;
@@ -246,6 +248,7 @@ export async function createServices(
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
     cacheSizes: () => coherence.cacheSizes(),
+    closeDatabase: () => stores.close(),
   };
 }
 
@@ -333,7 +336,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     await services.limiter.close();
     await services.lastUse.flush();
     await services.expiries.flush();
-    await services.store.close();
+    await services.closeDatabase();
     logger.flush();
   });
   // At `warn` and above its lines would be dropped: no hook at all then.

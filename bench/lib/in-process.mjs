@@ -48,7 +48,7 @@ export async function sqliteServices(latchkey, name) {
     async close() {
       await services.lastUse.flush();
       await services.limiter.close();
-      await services.store.close();
+      await services.closeDatabase();
       rmSync(directory, { recursive: true, force: true });
     },
   };

@@ -7,7 +7,7 @@ import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { hashPassword, type PasswordCost, passwordProblem } from "../domain/passwords.js";
 import { isTotpSecret, totpStep } from "../domain/totp.js";
 import type { ConsoleStore, ConsoleUser, Membership, MembershipView } from "../store/console-store.js";
-import type { KeyStore } from "../store/key-store.js";
+import type { OrganizationStore } from "../store/key-store.js";
 import { membershipSnapshot, userSnapshot } from "./audit-snapshots.js";
 import { newAuditId } from "./audit-trail.js";
 
@@ -83,7 +83,7 @@ export interface ConsoleUserService {
 
 export function createConsoleUserService(deps: {
   store: ConsoleStore;
-  keys: Pick<KeyStore, "findOrganization">;
+  keys: Pick<OrganizationStore, "findOrganization">;
   clock: Clock;
   /** How dear new password hashes are (LATCHKEY_PASSWORD_COST); the production cost when absent. */
   passwordCost?: PasswordCost;

@@ -4,7 +4,7 @@ import { LatchkeyError } from "../domain/errors.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
 import { RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
 import type { ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
-import type { KeyStore, LimitChanges, OrganizationLimits } from "../store/key-store.js";
+import type { LimitChanges, LimitStore, OrganizationLimits } from "../store/key-store.js";
 import { limitsSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
 
@@ -13,7 +13,7 @@ import { auditOf } from "./audit-trail.js";
  * same transaction, and returns the resulting overrides. Throws not_found for an unknown organization.
  */
 export async function changeOrganizationLimits(
-  deps: { store: KeyStore; clock: Clock },
+  deps: { store: LimitStore; clock: Clock },
   orgId: string,
   changes: LimitChanges,
   actor: string = OPERATOR_ACTOR,
@@ -45,7 +45,7 @@ export interface OrganizationLimitsView {
 
 /** Reads the overrides and peeks at every group's allowance, without counting a request. */
 export function createOrganizationLimitsView(deps: {
-  store: Pick<KeyStore, "getLimits">;
+  store: Pick<LimitStore, "getLimits">;
   rateLimit: Pick<ManagementRateLimit, "peek">;
 }): OrganizationLimitsView {
   return {

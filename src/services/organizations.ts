@@ -2,7 +2,13 @@ import { assertStorableText } from "../domain/text-rules.js";
 import { OPERATOR_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
-import type { ApiKeyRecord, KeyStore, Organization } from "../store/key-store.js";
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  LimitStore,
+  Organization,
+  OrganizationStore,
+} from "../store/key-store.js";
 import { organizationSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
 import { type Caller, createKeyService } from "./key-service.js";
@@ -21,7 +27,11 @@ export interface OrganizationWithOwner {
  * are recorded in the audit trail with `actor` (`operator` or `bootstrap`).
  */
 export async function createOrganizationWithOwner(
-  deps: { store: KeyStore; hasher: SecretHasher; clock: Clock },
+  deps: {
+    store: OrganizationStore & ApiKeyStore & Pick<LimitStore, "getLimits">;
+    hasher: SecretHasher;
+    clock: Clock;
+  },
   name: string,
   actor: string = OPERATOR_ACTOR,
 ): Promise<OrganizationWithOwner> {

@@ -27,6 +27,7 @@ import { withExactCaches } from "../cache/exact-cache.js";
 import { createSqliteFreshness } from "../cache/sqlite-freshness.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
 import { withDatabaseFaults } from "./database-fault-dialect.js";
+import { POSTGRES, SQLITE } from "./dialect.js";
 import { stderrLog, type WarningLog } from "../warning-log.js";
 
 const INT8_OID = 20;
@@ -132,7 +133,7 @@ async function currentSchema(db: Kysely<Database>): Promise<string> {
   return schema;
 }
 
-/** Every store over one database connection; `keys.close()` (or `close()`) releases it. */
+/** Every store over one database connection, which `close()` releases (no store does). */
 export interface Stores {
   keys: KeyStore;
   plans: PlanStore;
@@ -175,6 +176,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
   const { db, freshness, connection } = postgres
     ? { db: postgres.db, freshness: undefined, connection: undefined }
     : openSqlite(databaseUrl.slice("sqlite:".length));
+  const dialect = isPostgres ? POSTGRES : SQLITE;
   try {
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
   } catch (error) {
@@ -182,15 +184,15 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     throw error;
   }
   const stores = {
-    keys: createKyselyKeyStore({ db, rowLocks: isPostgres, postgres: isPostgres }),
-    plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
+    keys: createKyselyKeyStore(db, dialect),
+    plans: createKyselyPlanStore(db, { dialect, sqlite: connection }),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
-    resources: createKyselyResourceStore(db, isPostgres),
+    resources: createKyselyResourceStore(db, dialect),
     idempotency: createKyselyIdempotencyStore(db),
     console: createKyselyConsoleStore(db),
     oauth: createKyselyOauthStore(db),
-    dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
+    dialect: dialect.name,
     poolStats: postgres
       ? () => ({
           total: postgres.pool.totalCount,
@@ -199,12 +201,17 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
         })
       : undefined,
   };
-  const close = () => stores.keys.close();
+  // The stores share this one connection (or pool) and none of them closes it: its opener does.
+  const close = () => db.destroy();
   if (!freshness) return { ...stores, cacheSizes: () => ({}), close };
   return { ...stores, ...withExactCaches(stores, freshness), freshness, close };
 }
 
+/** A key store that owns the database it was opened on: `close()` releases it. */
+export type OpenedKeyStore = KeyStore & { close(): Promise<void> };
+
 /** Opens the database and returns only the key store (operator commands that need nothing else). */
-export async function openKeyStore(databaseUrl: string): Promise<KeyStore> {
-  return (await openStores(databaseUrl)).keys;
+export async function openKeyStore(databaseUrl: string): Promise<OpenedKeyStore> {
+  const stores = await openStores(databaseUrl);
+  return { ...stores.keys, close: () => stores.close() };
 }

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
 import { createSecretHasher } from "../../src/domain/credentials.js";
 import { createOrganizationWithOwner } from "../../src/services/organizations.js";
-import type { KeyStore } from "../../src/store/key-store.js";
-import { openKeyStore } from "../../src/store/open-database.js";
+import { type OpenedKeyStore, openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { authorizeOver } from "../helpers/platform-http.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
@@ -80,7 +79,7 @@ async function stopCpuHogs(hogs: ChildProcess[]): Promise<void> {
 describeWithServices(["postgres", "redisServer"], "the shared limiter under load and outages", (services) => {
   let schema: PostgresSchema;
   let redis: ThrowawayRedis;
-  let store: KeyStore;
+  let store: OpenedKeyStore;
   let dir: string;
   let serviceToken: string;
   const local: NodeProcess[] = [];

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { RateLimiter } from "../../ratelimit/rate-limiter.js";
-import type { KeyStore } from "../../store/key-store.js";
+import type { DatabaseUse } from "../../store/key-store.js";
 
 /** Liveness and readiness for load balancers and orchestrators; neither needs credentials. */
 export async function healthRoutes(
   app: FastifyInstance,
-  { store, limiter }: { store: KeyStore; limiter: RateLimiter },
+  { store, limiter }: { store: DatabaseUse; limiter: RateLimiter },
 ): Promise<void> {
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
