@@ -7,8 +7,8 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json rolldown.c
 COPY scripts ./scripts
 COPY packages ./packages
 COPY src ./src
-# `npm ci` builds dist/ (the prepare script); then the development dependencies go.
-RUN npm ci && npm prune --omit=dev
+# The dependencies, then dist/; then the development dependencies go.
+RUN npm ci && npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 # tini is PID 1: it forwards SIGTERM to node and reaps zombies, so a stop is a graceful shutdown.

@@ -25,6 +25,7 @@ import { apiKeyRoutes } from "./http/routes/api-keys.js";
 import { auditRoutes } from "./http/routes/audit.js";
 import { authorizeRoutes } from "./http/routes/authorize.js";
 import { forwardAuthRoutes } from "./http/routes/forward-auth.js";
+import { rootRoutes } from "./http/routes/root.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { resourceFamilyRoutes } from "./http/routes/resource-families.js";
 import { secretScanningRoutes } from "./http/routes/secret-scanning.js";
@@ -69,11 +70,12 @@ import { type AwsExternalIdService, createAwsExternalIdService } from "./service
 import { createServiceTokenService, type ServiceTokenService } from "./services/service-tokens.js";
 import { createIdempotentCreates, type IdempotentCreates } from "./services/idempotency.js";
 import { createResponseSealer } from "./services/response-sealer.js";
+import { createSecretHandoffs, type SecretHandoffs } from "./services/secret-handoffs.js";
 import { serverKeySource } from "./services/server-key.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
-import { stderrLog } from "./warning-log.js";
+import { heldUntilReleased, stderrLog } from "./warning-log.js";
 
 /**
  * Everything the adapters (REST, authorize, forward-auth, MCP, the CLI) share, built once from
@@ -107,6 +109,8 @@ export interface Services {
   consoleUsers: ConsoleUserService;
   /** Console users, memberships and sessions as stored (sign-in, sessions). */
   consoleStore: ConsoleStore;
+  /** A created or rolled key's secret on its way to the console page that shows it once. */
+  secretHandoffs: SecretHandoffs;
   /** MCP over OAuth: registered clients, codes, connections and their tokens. */
   mcpOauth: McpOauth;
   /** What a secret scanner's report of a leaked secret does (LATCHKEY_LEAKED_KEYS). */
@@ -194,7 +198,7 @@ export async function createServices(
     ...(metrics ? { onRecorded: () => metrics.keysExpired.inc() } : {}),
   });
   const serverKey = serverKeySource(config);
-  if (serverKey.type === "none") log.warn({}, serverKey.reason);
+  if (serverKey.type === "none") log.warn({ setting: "LATCHKEY_SERVER_KEY_FILE" }, serverKey.reason);
   const idempotency = createIdempotentCreates({
     store: stores.idempotency,
     clock,
@@ -237,6 +241,7 @@ export async function createServices(
       passwordCost: config.passwordCost,
     }),
     consoleStore: stores.console,
+    secretHandoffs: createSecretHandoffs(stores.secretHandoffs, clock),
     mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
     leaks: createLeakResponse({
       store,
@@ -258,6 +263,11 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** Where JSON logs go (stdout by default); tests capture them to prove no secret is logged. */
   logStream?: DestinationStream;
+  /**
+   * Keeps the warnings of the start (Redis unreachable, a setting a feature needs) until
+   * `releaseStartWarnings` is called: the server writes its start line first (src/serve.ts).
+   */
+  holdStartWarnings?: boolean;
 }
 
 export interface LatchkeyApp {
@@ -265,6 +275,8 @@ export interface LatchkeyApp {
   services: Services;
   /** The forward-auth route table (LATCHKEY_ROUTES), for the start log. */
   routeTable: RouteTable;
+  /** Writes the warnings held since the start (with `holdStartWarnings`); does nothing otherwise. */
+  releaseStartWarnings: () => void;
 }
 
 /** The log levels that write `info` lines, the access log's. */
@@ -290,7 +302,12 @@ function loadSettingFile<T>(setting: string, path: string, parse: (text: string,
   return parse(text, `${setting} ${path}`);
 }
 
-export async function buildApp({ config, clock, logStream }: BuildAppOptions): Promise<LatchkeyApp> {
+export async function buildApp({
+  config,
+  clock,
+  logStream,
+  holdStartWarnings = false,
+}: BuildAppOptions): Promise<LatchkeyApp> {
   const routeTable = config.routesFile
     ? loadSettingFile("LATCHKEY_ROUTES", config.routesFile, parseRouteTable)
     : EMPTY_ROUTE_TABLE;
@@ -306,7 +323,11 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     ...serverSettings(config),
     exposeHeadRoutes: true,
   });
-  const services = await createServices(config, clock, app.log);
+  const startLog = holdStartWarnings ? heldUntilReleased(app.log) : undefined;
+  const services = await createServices(config, clock, startLog ?? app.log).catch((error: unknown) => {
+    startLog?.release();
+    throw error;
+  });
   const freshness = services.freshness;
   if (freshness) {
     // First of all hooks: the caches ask the database again after every new request started, once
@@ -354,6 +375,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
   await registerOpenApi(app);
   registerManagementGuard(app, restAccess);
   await app.register(healthRoutes, services);
+  await app.register(rootRoutes, { console: config.console });
   await app.register(apiKeyRoutes, {
     keys: services.keys,
     idempotency: services.idempotency,
@@ -382,6 +404,7 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
       sessions,
       users: services.consoleUsers,
       keys: services.keys,
+      secretHandoffs: services.secretHandoffs,
       usage: services.usage,
       limits: createOrganizationLimitsView({ store: services.store, rateLimit: services.rateLimit }),
       audit: services.audit,
@@ -405,5 +428,5 @@ export async function buildApp({ config, clock, logStream }: BuildAppOptions): P
     // Sign-in and consent are console pages: without the console, /mcp takes Basic credentials only.
     ...(config.console ? { oauth: services.mcpOauth } : {}),
   });
-  return { app, services, routeTable };
+  return { app, services, routeTable, releaseStartWarnings: () => startLog?.release() };
 }

@@ -3,6 +3,7 @@ import { describeIssues, type InputIssue } from "./validation/issues.js";
 import { type Static, Type } from "typebox";
 import { cidrProblem } from "./domain/networks.js";
 import { type PasswordCost, PRODUCTION_PASSWORD_COST, TEST_PASSWORD_COST } from "./domain/passwords.js";
+import { withoutPassword } from "./store/database-location.js";
 
 /** LATCHKEY_PASSWORD_COST's one value below production's: cheap hashes for test suites only. */
 const INSECURE_TEST_COST = "insecure-test";
@@ -11,7 +12,12 @@ const INSECURE_TEST_COST = "insecure-test";
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: "127.0.0.1" }),
-  LATCHKEY_DATABASE_URL: Type.String({ default: "sqlite:./data/latchkey.db" }),
+  LATCHKEY_DATABASE_URL: Type.String({
+    default: "sqlite:./data/latchkey.db",
+    pattern: "^(sqlite:.|postgres(ql)?://)",
+    description:
+      "sqlite:<path> (default sqlite:./data/latchkey.db) or postgres://user:password@host:5432/database",
+  }),
   LATCHKEY_REDIS_URL: Type.Optional(
     Type.String({ pattern: "^rediss?://", description: "a redis:// or rediss:// URL" }),
   ),
@@ -199,13 +205,17 @@ const validate = ajvFor("text").compile<RawConfig>(ConfigSchema);
 
 /** Variables whose value is never repeated in a message: it is a secret. */
 const SECRET_VARIABLES = new Set(["LATCHKEY_SECRET_PEPPER"]);
+/** Variables holding a URL that may carry a password: repeated without it. */
+const URL_VARIABLES = new Set(["LATCHKEY_DATABASE_URL", "LATCHKEY_REDIS_URL"]);
 
 /** "LATCHKEY_LOG_LEVEL is 'verbose'; use one of fatal, error, ...": the variable, its value, what fits. */
 function configProblem(issue: InputIssue): string {
   const name = issue.path.slice(1) || "configuration";
+  // Text, or a number Ajv coerced it to (PORT=99999); the environment holds nothing else.
+  const value = typeof issue.value === "string" || typeof issue.value === "number" ? String(issue.value) : "";
   const given = SECRET_VARIABLES.has(name)
-    ? `is ${typeof issue.value === "string" ? issue.value.length : 0} characters long`
-    : `is '${String(issue.value)}'`;
+    ? `is ${value.length} characters long`
+    : `is '${URL_VARIABLES.has(name) ? withoutPassword(value) : value}'`;
   return issue.expected ? `${name} ${given}; use ${issue.expected}` : `${name} ${given}: it ${issue.message}`;
 }
 

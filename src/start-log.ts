@@ -12,27 +12,64 @@ function withoutCredentials(url: string): string {
   }
 }
 
+/** The limiter as the start line names it: where it counts, and whether it can count there now. */
+function describeLimiter(config: Config, healthy: boolean): string {
+  if (config.redisUrl === undefined) return "memory (this node only)";
+  const redis = `Redis ${withoutCredentials(config.redisUrl)}`;
+  if (healthy) return redis;
+  return config.limiterOutage === "refuse"
+    ? `${redis} unreachable: refusing rate-limited requests (503) until it answers`
+    : `${redis} unreachable: counting on this node alone until it answers`;
+}
+
 /**
- * What a node runs with, in its first log line: the version, the database, the limiter, the route
- * table and the addresses to open. An operator who started it from the wrong folder, or against the
- * wrong database, sees it here; no password is ever part of it.
+ * What a node runs with, in its first log line: the version, the database, the limiter (and whether
+ * Redis answered), the route table and the addresses to open. An operator who started it from the
+ * wrong folder, or against the wrong database, sees it here; no password is ever part of it.
  */
 export function startSummary(
   config: Config,
   routeTable: RouteTable,
   version: string,
   baseUrl: string,
+  state: { limiterHealthy: boolean },
 ): Record<string, unknown> {
   return {
     version,
     database: describeDatabase(config.databaseUrl),
-    limiter:
-      config.redisUrl === undefined
-        ? "memory (this node only)"
-        : `Redis ${withoutCredentials(config.redisUrl)}`,
+    limiter: describeLimiter(config, state.limiterHealthy),
     route_table: config.routesFile
       ? { file: config.routesFile, routes: routeTable.routes.length }
       : { file: null, routes: 0 },
-    urls: { api: `${baseUrl}/v1`, docs: `${baseUrl}/docs`, mcp: `${baseUrl}/mcp` },
+    urls: {
+      ...(config.console ? { console: `${baseUrl}/console` } : {}),
+      api: `${baseUrl}/v1`,
+      docs: `${baseUrl}/docs`,
+      mcp: `${baseUrl}/mcp`,
+    },
   };
+}
+
+/** A documented feature that this configuration leaves out, and the setting that brings it. */
+export interface StartAdvice {
+  setting: string;
+  message: string;
+}
+
+/**
+ * Said once, at start, after the start line: what a documented feature needs and this node lacks.
+ * (Settings that are required stop the start instead, naming themselves.)
+ */
+export function startAdvice(config: Config): StartAdvice[] {
+  const advice: StartAdvice[] = [];
+  if (!config.databaseUrl.startsWith("sqlite:") && config.redisUrl === undefined) {
+    advice.push({
+      setting: "LATCHKEY_REDIS_URL",
+      message:
+        "PostgreSQL without LATCHKEY_REDIS_URL: this node counts rate limits alone, so with several nodes an " +
+        "organization gets one allowance per node. Set LATCHKEY_REDIS_URL (the same on every node) for " +
+        "limits shared by all of them (docs/several-nodes.md).",
+    });
+  }
+  return advice;
 }

@@ -117,6 +117,25 @@ test("a pepper that is too short is told its length, never its value", () => {
   expect(() => loadConfig({ LATCHKEY_SECRET_PEPPER: "short-secret" })).not.toThrow(/short-secret/);
 });
 
+test.each([
+  ["mysql://root:hunter2@db:3306/latchkey", "mysql://root:***@db:3306/latchkey"],
+  ["postgres:/root:hunter2@db/latchkey", "postgres:/root:hunter2@db/latchkey".replace("hunter2", "***")],
+  ["redis://:hunter2@cache:6379", "redis://:***@cache:6379"],
+  ["mysql://root:hunt@er2/x@db/latchkey", "mysql://root:***@db/latchkey"],
+])("an unsupported database URL (%s) is named with the variable, never with its password", (url, shown) => {
+  const load = () => loadConfig({ LATCHKEY_DATABASE_URL: url });
+  expect(load).toThrow(
+    `Invalid configuration: LATCHKEY_DATABASE_URL is '${shown}'; use sqlite:<path> (default sqlite:./data/latchkey.db) or postgres://user:password@host:5432/database`,
+  );
+  expect(load).not.toThrow(/hunter2|hunt@er2/);
+});
+
+test("a Redis URL of the wrong scheme is named without its password", () => {
+  const load = () => loadConfig({ LATCHKEY_REDIS_URL: "http://:hunter2@cache:6379" });
+  expect(load).toThrow("LATCHKEY_REDIS_URL is 'http://:***@cache:6379'");
+  expect(load).not.toThrow(/hunter2/);
+});
+
 test("every bad variable is named, each once", () => {
   expect(() => loadConfig({ PORT: "x", LATCHKEY_LOG_LEVEL: "verbose" })).toThrow(
     "Invalid configuration: PORT is 'x'; use an integer from 0 to 65535; LATCHKEY_LOG_LEVEL is 'verbose'; use one of fatal, error, warn, info, debug, trace, silent",

@@ -91,12 +91,21 @@ export interface VersionedWritesOptions {
   log: WarningLog;
 }
 
-function refused(error: unknown): LatchkeyError {
-  const cause = error instanceof Error ? error.message : String(error);
-  return new LatchkeyError(
-    "service_unavailable",
-    `The change was not made: Redis, which tells every node of it, cannot be reached (${cause}). Try again shortly.`,
+/**
+ * The answer to a change Redis cannot announce. The client's library's words (ioredis': "Stream isn't
+ * writeable ...") stay out of it: they go to the log, for the operator.
+ */
+function refused(error: unknown, orgId: string, log: WarningLog): LatchkeyError {
+  log.warn(
+    { org_id: orgId, reason: error instanceof Error ? error.message : String(error) },
+    "record version: Redis unreachable, a key change was refused (503 service_unavailable)",
   );
+  const answer = new LatchkeyError(
+    "service_unavailable",
+    "The change was not made: Redis, which tells every latchkey node of it, cannot be reached right now. Try again shortly.",
+  );
+  answer.cause = error;
+  return answer;
 }
 
 /**
@@ -121,7 +130,7 @@ export function withVersionedWrites(keys: KeyStore, options: VersionedWritesOpti
         connection = await redis();
         await connection.eval(BEGIN_WRITE_SCRIPT, 2, versionKey, writingKey, WRITING_MARK_MS);
       } catch (error) {
-        throw refused(error);
+        throw refused(error, orgId, log);
       }
       try {
         return await keys.changeKey(orgId, id, decide, audit);

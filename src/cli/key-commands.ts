@@ -193,7 +193,7 @@ export function registerKeyCommands(program: Command): void {
     )
     .option(
       "--overlap <seconds>",
-      "how long the old secret keeps working, 0 to 604800 (default 0)",
+      "how long the old secret keeps working, 0 to 604800 (default 3600, an hour; 0 ends it at once)",
       parseOverlap,
     )
     .option("--out <file>", "write the new credentials to this new file (mode 0600) instead of stdout")

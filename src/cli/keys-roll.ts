@@ -29,7 +29,11 @@ export interface RollFlags extends ConnectionFlags {
  */
 export async function rollCommand(id: string, flags: RollFlags): Promise<void> {
   if (flags.out !== undefined) await assertCanWriteNew(flags.out);
-  const rolled = await connect(flags).keys.roll(id, { overlapSeconds: flags.overlap ?? 0 });
+  // Without --overlap the server's default applies (an hour, docs/key-lifecycle.md).
+  const rolled = await connect(flags).keys.roll(
+    id,
+    flags.overlap === undefined ? {} : { overlapSeconds: flags.overlap },
+  );
   if (flags.out !== undefined) await writeCredentialsFile(flags.out, rolled);
   const { api_key: _secret, ...withoutSecret } = rolled;
   if (flags.json) printJson(flags.out !== undefined ? withoutSecret : rolled);
@@ -38,7 +42,9 @@ export async function rollCommand(id: string, flags: RollFlags): Promise<void> {
   }
   process.stderr.write(
     `Rolled ${id}: the old secret ${
-      flags.overlap ? `works until ${rolled.previous_secret_expires_at}` : "no longer works"
+      Date.parse(rolled.previous_secret_expires_at) > Date.parse(rolled.updated_at)
+        ? `works until ${rolled.previous_secret_expires_at}`
+        : "no longer works"
     }.\n`,
   );
 }

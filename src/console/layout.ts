@@ -1,6 +1,7 @@
 import type { MembershipView } from "../store/console-store.js";
 import type { SignedIn } from "../services/console-sessions.js";
-import { CONSOLE_SCRIPT, CONSOLE_STYLE } from "./assets.js";
+import { packageVersion } from "../version.js";
+import { consoleAssets } from "./assets.js";
 import { type Html, html } from "./html.js";
 
 /** The sections of an organization, in the order of the navigation. */
@@ -41,20 +42,29 @@ export function confirmedActionForm(
 }
 
 function document(title: string, body: Html): Html {
+  const { style, script } = consoleAssets();
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · latchkey</title>
-        <link rel="stylesheet" href="${CONSOLE_STYLE.path}" />
-        <script src="${CONSOLE_SCRIPT.path}" defer></script>
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href="${style.path}" />
+        <script src="${script.path}" defer></script>
       </head>
       <body>
         ${body}
+        <footer>
+          <small>latchkey ${packageVersion()} · <a href="/docs">API reference</a></small>
+        </footer>
       </body>
     </html> `;
 }
+
+const brand = html`<a class="brand" href="/console"
+  ><img src="/favicon.svg" alt="" width="28" height="28" /><strong>latchkey</strong></a
+>`;
 
 function organizationSwitcher(context: PageContext): Html {
   return html`<form method="get" action="/console/switch">
@@ -71,28 +81,42 @@ function organizationSwitcher(context: PageContext): Html {
   </form>`;
 }
 
-/** A page of one organization: header (switcher, sign-out), the sections, then `content`. */
+/** A page of one organization: header (brand, switcher, account, sign-out), the sections, then `content`. */
 export function organizationPage(context: PageContext, section: Section, title: string, content: Html): Html {
   const { current, signedIn } = context;
   const links = SECTIONS.filter((s) => !("ownersOnly" in s) || current.role === "owner").map(
     (s) =>
-      html`<a
-        href="/console/orgs/${current.orgId}/${s.path}"
-        ${s.path === section ? html` aria-current="page"` : ""}
-        >${s.title}</a
-      >`,
+      html`<li>
+        <a
+          href="/console/orgs/${current.orgId}/${s.path}"
+          ${s.path === section ? html` aria-current="page"` : ""}
+          >${s.title}</a
+        >
+      </li>`,
   );
   return document(
     `${title} · ${current.orgName}`,
     html`<header>
-        <a class="brand" href="/console">latchkey console</a>
-        ${organizationSwitcher(context)}
-        <a class="muted" href="/console/account" title="Your account">${signedIn.user.email}</a>
-        <form method="post" action="/console/sign-out">
-          ${csrfField(signedIn)}<button type="submit">Sign out</button>
-        </form>
+        <nav aria-label="Console">
+          <ul>
+            <li>${brand}</li>
+          </ul>
+          <ul>
+            <li>${organizationSwitcher(context)}</li>
+            <li><a href="/console/account" title="Your account">${signedIn.user.email}</a></li>
+            <li>
+              <form method="post" action="/console/sign-out">
+                ${csrfField(signedIn)}<button type="submit">Sign out</button>
+              </form>
+            </li>
+          </ul>
+        </nav>
+        <nav aria-label="Sections">
+          <ul>
+            ${links}
+          </ul>
+        </nav>
       </header>
-      <nav aria-label="Sections">${links}</nav>
       <main>
         <h1>${title}</h1>
         ${content}
@@ -100,12 +124,18 @@ export function organizationPage(context: PageContext, section: Section, title: 
   );
 }
 
-/** A page outside any organization (sign-in, errors before one is chosen). */
+/** A page outside any organization (sign-in, the account, errors before one is chosen): one column. */
 export function plainPage(title: string, content: Html): Html {
   return document(
     title,
-    html`<header><a class="brand" href="/console">latchkey console</a></header>
-      <main>
+    html`<header>
+        <nav aria-label="Console">
+          <ul>
+            <li>${brand}</li>
+          </ul>
+        </nav>
+      </header>
+      <main class="narrow">
         <h1>${title}</h1>
         ${content}
       </main>`,

@@ -3,6 +3,7 @@ import { canManageKeys, canManageMembers, KEY_MANAGER_GRANT, userActor } from ".
 import { LatchkeyError } from "../domain/errors.js";
 import type { Caller } from "../services/key-service.js";
 import type { ConsoleUserService } from "../services/console-users.js";
+import type { HandoffSession } from "../services/secret-handoffs.js";
 import type { PageContext } from "./layout.js";
 import { signedIn } from "./request-guard.js";
 
@@ -28,6 +29,11 @@ export async function pageContext(
 /** The key service's caller for a console user: the organization, full authority, actor `user:<id>`. */
 export function consoleCaller(context: PageContext): Caller {
   return { orgId: context.current.orgId, ...KEY_MANAGER_GRANT, actor: userActor(context.signedIn.user.id) };
+}
+
+/** The session a secret is handed to after a create or a roll (services/secret-handoffs.ts). */
+export function handoffSession(context: PageContext): HandoffSession {
+  return { tokenHash: context.signedIn.session.tokenHash, handoffKey: context.signedIn.handoffKey };
 }
 
 export function assertCanManageKeys(context: PageContext): void {

@@ -10,10 +10,11 @@ import type { ConsoleUserService } from "../services/console-users.js";
 import type { KeyService } from "../services/key-service.js";
 import type { McpOauth } from "../services/mcp-oauth.js";
 import type { OrganizationLimitsView } from "../services/organization-limits.js";
+import type { SecretHandoffs } from "../services/secret-handoffs.js";
 import type { UsageService } from "../services/usage.js";
 import { connectionPages } from "./pages/connections.js";
 import { consentPages } from "./pages/oauth-consent.js";
-import { CONSOLE_SCRIPT, CONSOLE_STYLE } from "./assets.js";
+import { type ConsoleAsset, consoleAssets } from "./assets.js";
 import { html } from "./html.js";
 import { plainPage } from "./layout.js";
 import { accountPages } from "./pages/account.js";
@@ -42,9 +43,12 @@ function renderError(reply: FastifyReply, error: LatchkeyError): FastifyReply {
   return reply.code(error.status).type("text/html").send(page.text);
 }
 
-function serveAsset(app: FastifyInstance, asset: { path: string; body: string }, type: string): void {
+function serveAsset(app: FastifyInstance, asset: ConsoleAsset): void {
   app.get(asset.path.slice("/console".length), async (_request, reply) =>
-    reply.header("Cache-Control", `public, max-age=${YEAR_SECONDS}, immutable`).type(type).send(asset.body),
+    reply
+      .header("Cache-Control", `public, max-age=${YEAR_SECONDS}, immutable`)
+      .type(asset.type)
+      .send(asset.body),
   );
 }
 
@@ -57,6 +61,8 @@ export interface ConsoleOptions {
   /** Console users and memberships: the members and account pages, and every page's organization. */
   users: ConsoleUserService;
   keys: KeyService;
+  /** A new or rolled secret handed from its POST to the page the browser is redirected to, once. */
+  secretHandoffs: SecretHandoffs;
   usage: UsageService;
   limits: OrganizationLimitsView;
   audit: AuditLog;
@@ -72,7 +78,7 @@ export interface ConsoleOptions {
  * REST. Its own body parser (forms), error pages and headers live in this scope only.
  */
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
-  const { sessions, users, keys, usage, limits, audit, oauth, metrics, clock } = options;
+  const { sessions, users, keys, secretHandoffs, usage, limits, audit, oauth, metrics, clock } = options;
   // Pages for people, not operations of the API: kept out of the OpenAPI document.
   app.addHook("onRoute", (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -97,8 +103,8 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     renderError(reply, new LatchkeyError("not_found", `No console page at ${request.url.split("?")[0]}.`)),
   );
 
-  serveAsset(app, CONSOLE_SCRIPT, "text/javascript; charset=utf-8");
-  serveAsset(app, CONSOLE_STYLE, "text/css; charset=utf-8");
+  const assets = consoleAssets();
+  for (const asset of [assets.style, assets.script, ...assets.icons]) serveAsset(app, asset);
   await app.register(signInRoutes, { sessions, metrics });
 
   await app.register(async (scope) => {
@@ -119,7 +125,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       return reply.redirect(`/console/orgs/${org}/keys`, 303);
     });
     await scope.register(accountPages, { users, sessions });
-    await scope.register(keyPages, { keys, users, clock });
+    await scope.register(keyPages, { keys, users, clock, secretHandoffs });
     await scope.register(usagePages, { usage, users, clock });
     await scope.register(limitPages, { limits, users });
     await scope.register(auditPages, { audit, users });

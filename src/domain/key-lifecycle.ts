@@ -11,6 +11,12 @@ import { parseRfc3339 } from "./rfc3339.js";
 /** The longest overlap of a roll: one week. */
 export const MAX_OVERLAP_SECONDS = 604_800;
 
+/**
+ * The overlap of a roll that names none: an hour, time for a deployment to pick the new secret up
+ * while the old one keeps working (docs/key-lifecycle.md). A leaked secret is rolled with 0.
+ */
+export const DEFAULT_OVERLAP_SECONDS = 3_600;
+
 const DAY_MS = 86_400_000;
 
 export const EXPIRY_ONLY_FORWARD = "an expiry can only be brought forward; roll or create a key instead";

@@ -3,7 +3,7 @@ import { ERROR_STATUS, type ErrorCode } from "../domain/errors.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../domain/key-configuration.js";
 import { MAX_METADATA_MEMBERS, MAX_METADATA_VALUE_LENGTH } from "../domain/key-metadata.js";
 import { MAX_ALLOWED_CIDRS } from "../domain/networks.js";
-import { MAX_OVERLAP_SECONDS } from "../domain/key-lifecycle.js";
+import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from "../domain/key-lifecycle.js";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { ErrorBody } from "./error-body.js";
 import { errorExample } from "./error-examples.js";
@@ -176,7 +176,7 @@ export const RollKeyBody = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: MAX_OVERLAP_SECONDS,
-        description: "How long the replaced secret keeps working, in seconds (at most a week). Default 0.",
+        description: `How long the replaced secret keeps working, in seconds (at most a week); 0 ends it at once. Default ${DEFAULT_OVERLAP_SECONDS} (an hour).`,
       }),
     ),
   },

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { unauthorized } from "../services/authenticate.js";
+import { LatchkeyError } from "../domain/errors.js";
 import { errorBody } from "../http/error-handler.js";
 import { mcpResourceOf, originOf } from "../oauth/routes.js";
 import type { McpOauth } from "../services/mcp-oauth.js";
@@ -38,9 +38,19 @@ export function connectionCaller(connection: McpConnection): ApiKeyRecord {
   };
 }
 
+/** The 401's message on `/mcp`, where both kinds of credentials are taken. */
+function mcpUnauthorized(invalidToken: boolean): LatchkeyError {
+  return new LatchkeyError(
+    "unauthorized",
+    `${invalidToken ? "This Bearer token is unknown, expired or revoked. " : "Authentication required. "}` +
+      "Send an OAuth access token (Authorization: Bearer; MCP clients find how at " +
+      "/.well-known/oauth-protected-resource), or a valid, enabled api_id and api_key with HTTP Basic.",
+  );
+}
+
 /**
  * The 401 of `/mcp`: a Bearer challenge naming the protected-resource metadata (how MCP clients find
- * the OAuth flow), then Basic for the clients that send key credentials.
+ * the OAuth flow), then Basic for the clients that send key credentials; the message names both.
  */
 export function sendMcpChallenge(
   request: FastifyRequest,
@@ -50,7 +60,7 @@ export function sendMcpChallenge(
   const metadata = `${originOf(request)}/.well-known/oauth-protected-resource`;
   const bearer = `Bearer resource_metadata="${metadata}"${invalidToken ? ', error="invalid_token"' : ""}`;
   reply.header("WWW-Authenticate", [bearer, 'Basic realm="latchkey", charset="UTF-8"']);
-  return reply.code(401).send(errorBody(unauthorized()));
+  return reply.code(401).send(errorBody(mcpUnauthorized(invalidToken)));
 }
 
 /** The connection of a Bearer token for this server's `/mcp`, or undefined (unknown, expired, revoked, other resource). */

@@ -24,6 +24,12 @@ export interface SignedIn {
   session: ConsoleSession;
   /** The token forms must send back; derived from the cookie, so it is neither stored nor guessable. */
   csrfToken: string;
+  /**
+   * The key that seals a secret on its way to the page that shows it (services/secret-handoffs.ts),
+   * derived from the cookie like the CSRF token: the database, which holds only the cookie's hash,
+   * cannot open what it seals.
+   */
+  handoffKey: Buffer;
 }
 
 export interface ConsoleSessions {
@@ -123,7 +129,12 @@ export function createConsoleSessions(deps: {
       const user = await store.findUserById(session.userId);
       if (!user) return undefined;
       if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await store.touchSession(tokenHash, now);
-      return { user, session, csrfToken: createHash("sha256").update(`csrf:${token}`).digest("base64url") };
+      return {
+        user,
+        session,
+        csrfToken: createHash("sha256").update(`csrf:${token}`).digest("base64url"),
+        handoffKey: createHash("sha256").update(`handoff:${token}`).digest(),
+      };
     },
 
     async confirmPassword({ user, password, address }) {

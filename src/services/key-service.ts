@@ -14,6 +14,7 @@ import { type NetworksAndMetadataInput, parseNetworksAndMetadata } from "../doma
 import {
   expiryOnCreate,
   expiryOnUpdate,
+  DEFAULT_OVERLAP_SECONDS,
   MAX_OVERLAP_SECONDS,
   parseRequestedExpiry,
   rolledSecrets,
@@ -225,7 +226,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
     },
 
     async roll(caller, id, input) {
-      const overlap = input.overlap_seconds ?? 0;
+      const overlap = input.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS;
       if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_OVERLAP_SECONDS) {
         throw invalidRequest(
           `/overlap_seconds must be a whole number of seconds from 0 to ${MAX_OVERLAP_SECONDS}.`,

@@ -94,7 +94,7 @@ export function createMcpOauth(deps: { store: OauthStore; hasher: SecretHasher; 
       if (metadata.redirect_uris.length === 0 || !metadata.redirect_uris.every(acceptableRedirect)) {
         throw new OauthError(
           "invalid_redirect_uri",
-          "redirect_uris must be https URLs, or http on localhost, without a fragment.",
+          "redirect_uris must be https URLs, or http URLs on localhost, 127.0.0.1 or [::1], without a fragment.",
         );
       }
       if (metadata.token_endpoint_auth_method && metadata.token_endpoint_auth_method !== "none") {

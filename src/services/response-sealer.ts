@@ -3,7 +3,8 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 /**
  * Encrypts the first response of a key create (it holds the new secret) for the idempotency window:
  * AES-256-GCM under a key derived (HKDF-SHA256) from server key material, bound to the organization and
- * `Idempotency-Key` it answers, so a row copied elsewhere does not open.
+ * `Idempotency-Key` it answers, so a row copied elsewhere does not open. The console seals a secret on
+ * its way to the page that shows it the same way, under a key of its session's (`purpose` apart).
  */
 export interface ResponseSealer {
   seal(plaintext: string, context: string): string;
@@ -15,8 +16,11 @@ const PREFIX = "aes-256-gcm:";
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export function createResponseSealer(material: string | Buffer): ResponseSealer {
-  const key = Buffer.from(hkdfSync("sha256", material, "latchkey", "idempotent-responses-v1", 32));
+export function createResponseSealer(
+  material: string | Buffer,
+  purpose = "idempotent-responses-v1",
+): ResponseSealer {
+  const key = Buffer.from(hkdfSync("sha256", material, "latchkey", purpose, 32));
   return {
     seal(plaintext, context) {
       const iv = randomBytes(IV_BYTES);

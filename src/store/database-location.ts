@@ -47,3 +47,18 @@ export function assertDatabaseExists(databaseUrl: string, create: boolean): void
       "or pass --create (LATCHKEY_DATABASE_CREATE=on) to create a new database there.",
   );
 }
+
+/**
+ * A URL as a message may repeat it: the password, if any, replaced by `***` (also in a URL that does
+ * not parse, such as one with an unsupported scheme, or a password holding `@` or `/`).
+ */
+export function withoutPassword(url: string): string {
+  // The scheme with whatever slashes follow it, so that a mistyped `postgres:/user:pw@host` is covered.
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/*/.exec(url)?.[0];
+  if (!scheme) return url;
+  const rest = url.slice(scheme.length);
+  const at = rest.split(/[?#]/, 1)[0]?.lastIndexOf("@") ?? -1;
+  const colon = rest.indexOf(":");
+  if (at < 0 || colon < 0 || colon > at) return url;
+  return `${scheme}${rest.slice(0, colon)}:***${rest.slice(at)}`;
+}

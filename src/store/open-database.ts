@@ -10,6 +10,7 @@ import { createKyselyAuditStore } from "./kysely-audit-store.js";
 import { createKyselyKeyStore } from "./kysely-key-store.js";
 import { createKyselyConsoleStore } from "./kysely-console-store.js";
 import { createKyselyOauthStore } from "./kysely-oauth-store.js";
+import { createKyselySecretHandoffStore, type SecretHandoffStore } from "./kysely-secret-handoffs.js";
 import type { OauthStore } from "./oauth-store.js";
 import type { ConsoleStore } from "./console-store.js";
 import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
@@ -18,6 +19,8 @@ import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
 import { createKyselyServiceTokenStore } from "./kysely-service-token-store.js";
 import { migrateToLatest } from "./migrations/index.js";
+import { databaseOpenError } from "./database-open-error.js";
+import { withoutPassword } from "./database-location.js";
 import type { Database } from "./schema.js";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspector.js";
 import type { PlanStore } from "./plan-store.js";
@@ -148,6 +151,8 @@ export interface Stores {
   console: ConsoleStore;
   /** MCP over OAuth: clients, codes, connections. */
   oauth: OauthStore;
+  /** Secrets on their way to the one console page that shows them. */
+  secretHandoffs: SecretHandoffStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -170,7 +175,9 @@ export interface Stores {
 export async function openStores(databaseUrl: string, log: WarningLog = stderrLog): Promise<Stores> {
   const isPostgres = /^postgres(ql)?:\/\//.test(databaseUrl);
   if (!isPostgres && !databaseUrl.startsWith("sqlite:")) {
-    throw new Error(`Unsupported database URL "${databaseUrl}": use sqlite:<path> or postgres://...`);
+    throw new Error(
+      `Unsupported database URL ${withoutPassword(databaseUrl)}: use sqlite:<path> or postgres://...`,
+    );
   }
   const postgres = isPostgres ? openPostgres(databaseUrl, log) : undefined;
   const { db, freshness, connection } = postgres
@@ -181,7 +188,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
   } catch (error) {
     await db.destroy();
-    throw error;
+    throw databaseOpenError(databaseUrl, error);
   }
   const stores = {
     keys: createKyselyKeyStore(db, dialect),
@@ -192,6 +199,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     idempotency: createKyselyIdempotencyStore(db),
     console: createKyselyConsoleStore(db),
     oauth: createKyselyOauthStore(db),
+    secretHandoffs: createKyselySecretHandoffStore(db),
     dialect: dialect.name,
     poolStats: postgres
       ? () => ({

@@ -233,6 +233,14 @@ export interface McpConnectionsTable {
   revoked_at: number | null;
 }
 
+/** A secret on its way to the one console page that shows it, sealed for one session. */
+export interface ConsoleSecretHandoffsTable {
+  id: string;
+  session_hash: string;
+  sealed: string;
+  created_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -253,4 +261,5 @@ export interface Database {
   oauth_clients: OauthClientsTable;
   oauth_codes: OauthCodesTable;
   mcp_connections: McpConnectionsTable;
+  console_secret_handoffs: ConsoleSecretHandoffsTable;
 }

@@ -14,7 +14,12 @@ describe("client.keys.roll and rotation by roll", () => {
     const asNew = server.clientFor({ apiId: key.api_id, secret: rolled.api_key });
     expect((await asOld.keys.get(key.id)).id).toBe(key.id);
     expect((await asNew.keys.get(key.id)).id).toBe(key.id);
-    await owner.keys.roll(key.id);
+    // Without overlapSeconds the server's default applies: an hour. A second roll ends the first overlap.
+    const again = await owner.keys.roll(key.id);
+    expect(Date.parse(again.previous_secret_expires_at) - Date.now()).toBeGreaterThan(3_500_000);
+    expect((await asNew.keys.get(key.id)).id).toBe(key.id);
+    await expect(asOld.keys.get(key.id)).rejects.toMatchObject({ status: 401 });
+    await owner.keys.roll(key.id, { overlapSeconds: 0 });
     await expect(asNew.keys.get(key.id)).rejects.toMatchObject({ status: 401 });
   });
 

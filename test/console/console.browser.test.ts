@@ -141,6 +141,77 @@ describeWithServices(["chromium"], "the console in a real browser", ({ chromium 
     await page.getByText(/works until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/).waitFor();
   });
 
+  test("reloading the page after a create or a roll sends nothing again: one key, one roll, the secret shown once", async () => {
+    const { testApp, base, orgId, ownerKey } = await organizationWithPeople();
+    const { context, page } = await openConsole(browser(), base);
+    onTestFinished(() => context.close());
+    page.on("dialog", (dialog) => void dialog.accept());
+    await signInWithForm(page, "owner@example.com");
+    await page.getByRole("link", { name: "Create key" }).click();
+    await page.getByLabel("Name").fill("Reloaded");
+    await page.getByLabel("usage:read").check();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("heading", { name: "Key created" }).waitFor();
+    const apiId = (await page.locator("#api-id").textContent())?.trim() ?? "";
+    const first = (await page.locator("#secret").textContent())?.trim() ?? "";
+    expect(first).toMatch(/^lksk_/);
+
+    // A reload is a GET of the page the POST redirected to: no second key, and the secret is not shown again.
+    const reloaded = await page.reload();
+    expect(reloaded?.request().method()).toBe("GET");
+    await page.getByRole("heading", { name: "Key created" }).waitFor();
+    expect(await page.locator("#secret").count()).toBe(0);
+    await page.getByText("Its secret was shown once").waitFor();
+    const keys = await testApp.app.inject({ url: "/v1/api-keys?count=100", headers: ownerKey.headers });
+    expect((keys.json().data as { name: string }[]).map((key) => key.name).sort()).toEqual([
+      "Owner key",
+      "Reloaded",
+    ]);
+    const audit = await testApp.app.inject({ url: "/v1/audit", headers: ownerKey.headers });
+    const creates = (audit.json().data as { action: string; actor: string }[]).filter(
+      (entry) => entry.action === "api_key.create" && entry.actor.startsWith("user:"),
+    );
+    expect(creates).toHaveLength(1);
+
+    // The same for a roll: reloaded, the key is not rolled again (a second roll would end the first
+    // secret's overlap at once), and the new secret is not shown again.
+    await page.goto(`/console/orgs/${orgId}/keys`);
+    await page.getByRole("link", { name: "Reloaded" }).click();
+    await page.getByRole("button", { name: "Roll" }).click();
+    await page.getByRole("heading", { name: "Key rolled" }).waitFor();
+    const rolled = (await page.locator("#secret").textContent())?.trim() ?? "";
+    await page.reload();
+    await page.getByRole("heading", { name: "Key rolled" }).waitFor();
+    expect(await page.content()).not.toContain(rolled);
+    for (const secret of [first, rolled]) {
+      const usage = await testApp.app.inject({ url: "/v1/usage", headers: basicAuth(apiId, secret) });
+      expect(usage.statusCode, secret === first ? "the first secret, in its overlap" : "the rolled one").toBe(
+        200,
+      );
+    }
+  });
+
+  test("every page names the favicon, which is served, as /favicon.ico is", async () => {
+    const { base, orgId } = await organizationWithPeople();
+    const { context, page } = await openConsole(browser(), base);
+    onTestFinished(() => context.close());
+    await page.goto("/console/sign-in");
+    const icons = new Set<string>();
+    const iconOf = () => page.locator('link[rel="icon"]').getAttribute("href");
+    icons.add((await iconOf()) ?? "");
+    await signInWithForm(page, "owner@example.com");
+    for (const section of ["keys", "usage", "limits", "audit", "connections", "members"]) {
+      await page.goto(`/console/orgs/${orgId}/${section}`);
+      icons.add((await iconOf()) ?? "");
+    }
+    expect([...icons]).toEqual(["/favicon.svg"]);
+    for (const path of ["/favicon.svg", "/favicon.ico"]) {
+      const icon = await page.request.get(path);
+      expect(icon.status(), path).toBe(200);
+      expect(icon.headers()["content-type"]).toMatch(/^image\/svg\+xml/);
+    }
+  });
+
   test("a form posted from another origin, or without its CSRF token, is refused and changes nothing", async () => {
     const { testApp, base, orgId, ownerKey } = await organizationWithPeople();
     // Another origin on the same host: the same site, so SameSite=Lax still sends the cookie, and

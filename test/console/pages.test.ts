@@ -39,18 +39,30 @@ test("each role sees the pages its role allows: members only for owners, key cha
 test("an admin creates a key whose secret is shown once, authenticates over REST, and is audited as user:<id>", async () => {
   const { app, orgId, ownerKey, people } = await organizationWithPeople();
   const admin = await signIn(app, "admin@example.com");
-  const created = await admin.post(`/console/orgs/${orgId}/keys`, {
+  const posted = await admin.post(`/console/orgs/${orgId}/keys`, {
     name: "<b>billing</b>",
     description: "for the billing job",
     permissions: ["images:read", "usage:read"],
   });
-  expect(created.statusCode).toBe(201);
+  // POST-redirect-GET: the answer to the form is a redirect, so a reload cannot send it again.
+  expect(posted.statusCode).toBe(303);
+  expect(posted.body).not.toMatch(/lksk_/);
+  const created = await admin.follow(posted);
+  expect(created.statusCode).toBe(200);
   expect(created.headers["cache-control"]).toBe("no-store");
   const secret = /id="secret">([^<]+)</.exec(created.body)?.[1] ?? "";
   const apiId = /id="api-id">([^<]+)</.exec(created.body)?.[1] ?? "";
   expect(secret).toMatch(/^lksk_/);
   expect(created.body).toContain("&lt;b&gt;billing&lt;/b&gt;");
   expect(created.body).not.toContain("<b>billing</b>");
+  // The same page again (a reload, the back button): the secret was shown once and is not shown again.
+  const again = await admin.follow(posted);
+  expect(again.statusCode).toBe(200);
+  expect(again.body).not.toContain(secret);
+  expect(again.body).toContain("Its secret was shown once");
+  // Nor to another session that has the address.
+  const other = await signIn(app, "owner@example.com");
+  expect((await other.get(String(posted.headers.location))).body).not.toContain(secret);
 
   const usage = await app.inject({
     url: "/v1/usage",
@@ -73,7 +85,9 @@ test("an admin creates a key whose secret is shown once, authenticates over REST
 test("edit replaces the configuration, disable refuses the key at once, and both are audited", async () => {
   const { app, orgId, ownerKey, people } = await organizationWithPeople();
   const owner = await signIn(app, "owner@example.com");
-  const created = await owner.post(`/console/orgs/${orgId}/keys`, { name: "ci", permissions: "images:read" });
+  const created = await owner.follow(
+    await owner.post(`/console/orgs/${orgId}/keys`, { name: "ci", permissions: "images:read" }),
+  );
   const secret = /id="secret">([^<]+)</.exec(created.body)?.[1] ?? "";
   const apiId = /id="api-id">([^<]+)</.exec(created.body)?.[1] ?? "";
   const keyId = /keys\/(key_[0-9A-Za-z]+)"/.exec(created.body)?.[1] ?? "";
@@ -166,7 +180,7 @@ test("console actions have their own allowance per user, apart from the organiza
     expect(
       (await admin.post(`/console/orgs/${orgId}/keys`, { name: `k${i}`, permissions: "images:read" }))
         .statusCode,
-    ).toBe(201);
+    ).toBe(303);
   }
   const rest = await app.inject({
     method: "POST",
@@ -176,7 +190,10 @@ test("console actions have their own allowance per user, apart from the organiza
   });
   expect(rest.headers.ratelimit).toBe('"api-key:write";r=19;t=60');
   const limits = await admin.get(`/console/orgs/${orgId}/limits`);
-  expect(limits.body).toMatch(/<code>api-key:write<\/code><\/th>\s*<td>20<\/td>\s*<td>19<\/td>/);
+  // The quota, then what is left (with its gauge); each cell names its column for the phone layout.
+  expect(limits.body).toMatch(
+    /<code>api-key:write<\/code><\/th>\s*<td data-label="Quota">20<\/td>\s*<td data-label="Left now">\s*19\s*<meter/,
+  );
 
   // 600 a minute per user: the sign-in landing and the requests above already took some.
   const statuses: number[] = [];
@@ -188,8 +205,10 @@ test("console actions have their own allowance per user, apart from the organiza
 
 /** A key made through the console's create form; its id, API id and secret from the response. */
 async function createWithForm(browser: ConsoleBrowser, orgId: string, fields: Record<string, string>) {
-  const created = await browser.post(`/console/orgs/${orgId}/keys`, { permissions: "usage:read", ...fields });
-  expect(created.statusCode, created.body).toBe(201);
+  const created = await browser.follow(
+    await browser.post(`/console/orgs/${orgId}/keys`, { permissions: "usage:read", ...fields }),
+  );
+  expect(created.statusCode, created.body).toBe(200);
   return {
     id: /keys\/(key_[0-9A-Za-z]+)"/.exec(created.body)?.[1] ?? "",
     apiId: /id="api-id">([^<]+)</.exec(created.body)?.[1] ?? "",
@@ -205,7 +224,9 @@ function rows(body: string): { name: string; status: string }[] {
       .replace(/\s+/g, " ")
       .trim();
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]
-    .map((row) => [...(row[1] ?? "").matchAll(/<td>([\s\S]*?)<\/td>/g)].map((cell) => text(cell[1] ?? "")))
+    .map((row) =>
+      [...(row[1] ?? "").matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => text(cell[1] ?? "")),
+    )
     .filter((cells) => cells.length > 0)
     .map((cells) => ({ name: cells[0] ?? "", status: cells[3] ?? "" }));
 }
@@ -349,7 +370,7 @@ test("roll shows the new secret once and when the previous one ends; both work f
   expect((await admin.post(rollUrl, { overlap_seconds: "0", _csrf: "forged" })).statusCode).toBe(403);
   expect(await works(key.secret)).toBe(true);
 
-  const rolled = await admin.post(rollUrl, { overlap_seconds: "3600" });
+  const rolled = await admin.follow(await admin.post(rollUrl, { overlap_seconds: "3600" }));
   expect(rolled.statusCode).toBe(200);
   expect(rolled.headers["cache-control"]).toBe("no-store");
   const secret = /id="secret">([^<]+)</.exec(rolled.body)?.[1] ?? "";
@@ -369,7 +390,7 @@ test("roll shows the new secret once and when the previous one ends; both work f
   expect(await works(key.secret)).toBe(false);
   expect(await works(secret)).toBe(true);
 
-  const immediate = await admin.post(rollUrl, { overlap_seconds: "0" });
+  const immediate = await admin.follow(await admin.post(rollUrl, { overlap_seconds: "0" }));
   expect(immediate.body).toContain("The previous secret stopped working at 2026-11-22 11:00:00 UTC");
   expect(await works(secret)).toBe(false);
 

@@ -111,8 +111,8 @@ test("owners see who has two-factor on; the operator turns it off (a lost phone)
   await consoleUser(testApp, orgId, "owner");
   const owner = await signIn(app, "owner@example.com");
   const members = (await owner.get(`/console/orgs/${orgId}/members`)).body;
-  expect(members).toMatch(/admin@example\.com<\/td>\s*<td>on<\/td>/);
-  expect(members).toMatch(/owner@example\.com<\/td>\s*<td>off<\/td>/);
+  expect(members).toMatch(/admin@example\.com<\/td>\s*<td data-label="Two-factor">on<\/td>/);
+  expect(members).toMatch(/owner@example\.com<\/td>\s*<td data-label="Two-factor">off<\/td>/);
   await testApp.services.consoleUsers.resetTwoFactor({ email: "ADMIN@example.com" });
   expect((await signInWith(app, {})).statusCode).toBe(303);
   const { entries } = await testApp.services.audit.list({ orgId: null, count: 10 });

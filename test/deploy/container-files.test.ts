@@ -31,7 +31,9 @@ test("the Dockerfile builds in one stage and runs from a slim second stage as a 
   expect(stages[0]?.args).toMatch(/^node:20\S* AS build$/);
   expect(argsOf("USER").at(-1)).toMatch(/^(node|\d+)$/);
   expect(argsOf("USER").at(-1)).not.toBe("root");
-  expect(dockerfile.some((step) => step.keyword === "RUN" && /npm ci\b/.test(step.args))).toBe(true);
+  expect(
+    dockerfile.some((step) => step.keyword === "RUN" && /npm ci\b.*npm run build\b/.test(step.args)),
+  ).toBe(true);
   expect(finalStage.some((step) => step.keyword === "COPY" && step.args.includes("--from=build"))).toBe(true);
 });
 
@@ -49,6 +51,8 @@ interface ComposeService {
   build?: unknown;
   image?: string;
   init?: boolean;
+  command?: string[];
+  volumes?: string[];
   environment?: Record<string, string>;
   ports?: string[];
   depends_on?: Record<string, { condition: string }>;
@@ -60,7 +64,7 @@ test("compose.yaml runs latchkey over PostgreSQL and Redis, healthy first, publi
     services: Record<string, ComposeService>;
   };
   const services = Object.entries(compose.services);
-  const nodes = services.filter(([, service]) => service.build !== undefined);
+  const nodes = services.filter(([, service]) => service.environment?.LATCHKEY_DATABASE_URL !== undefined);
   expect(nodes.length).toBeGreaterThanOrEqual(2);
   expect(compose.services.postgres?.image).toMatch(/^postgres:/);
   expect(compose.services.redis?.image).toMatch(/^redis:/);
@@ -69,11 +73,33 @@ test("compose.yaml runs latchkey over PostgreSQL and Redis, healthy first, publi
     expect(node.environment?.LATCHKEY_REDIS_URL).toBe("redis://redis:6379");
     expect(node.environment?.LATCHKEY_BOOTSTRAP_FILE).toMatch(/^\/data\//);
     expect(node.depends_on).toEqual({
+      "server-key": { condition: "service_completed_successfully" },
       postgres: { condition: "service_healthy" },
       redis: { condition: "service_healthy" },
     });
+    // tini is the image's entrypoint already: `init: true` would put a second init in front of it.
+    expect(node.init).toBeUndefined();
     for (const port of node.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
   }
   expect(compose.services.postgres?.healthcheck).toBeDefined();
   expect(compose.services.redis?.healthcheck).toBeDefined();
+});
+
+test("compose.yaml gives every node the same server key, made once on the shared volume before they start", () => {
+  const compose = parse(readFileSync(join(root, "compose.yaml"), "utf8"), { merge: true }) as {
+    services: Record<string, ComposeService>;
+  };
+  const maker = compose.services["server-key"];
+  const nodes = Object.values(compose.services).filter((s) => s.environment?.LATCHKEY_DATABASE_URL);
+  const keyFile = nodes[0]?.environment?.LATCHKEY_SERVER_KEY_FILE ?? "";
+  expect(keyFile).toMatch(/^\/data\/\S+$/);
+  for (const node of nodes) {
+    expect(node.environment?.LATCHKEY_SERVER_KEY_FILE).toBe(keyFile);
+    expect(node.volumes).toEqual(maker?.volumes);
+  }
+  // Made only when missing (a restart keeps it), 0600, 32 random bytes.
+  const script = maker?.command?.join(" ") ?? "";
+  expect(script).toContain(`[ -s ${keyFile} ] ||`);
+  expect(script).toContain("umask 077");
+  expect(script).toContain("head -c 32 /dev/urandom");
 });

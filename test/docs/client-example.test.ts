@@ -16,6 +16,15 @@ function clientExample(): string {
   return block;
 }
 
+/** The ```js block of docs/client.md: the CommonJS way in. */
+function commonJsExample(): string {
+  const markdown = readFileSync(join(root, "docs/client.md"), "utf8");
+  const block = /^```js\n([\s\S]*?)^```$/m.exec(markdown)?.[1];
+  if (!block?.includes('require("@latchkey/client")'))
+    throw new Error("docs/client.md has no CommonJS example");
+  return block;
+}
+
 /**
  * The helpers the example declares and leaves to the reader (`declare function ...`), written so the
  * output shows they were called.
@@ -40,15 +49,27 @@ interface Run {
  * package (linked, as `npm install` of the tarball would place it), against the server at `url` as
  * `owner`.
  */
-async function runExample(url: string, owner: { apiId: string; secret: string }): Promise<Run> {
+async function runExample(
+  url: string,
+  owner: { apiId: string; secret: string },
+  { commonJs = false } = {},
+): Promise<Run> {
   expect(existsSync(join(root, "packages/client/dist/index.js")), "build first: npm run build").toBe(true);
   const project = tempDir();
+  // A project as `npm init -y` makes it: CommonJS (no "type"), where .mjs files are ES modules.
+  await new Promise((resolve, reject) =>
+    execFile("npm", ["init", "-y"], { cwd: project }, (error: Error | null) =>
+      error ? reject(error) : resolve(null),
+    ),
+  );
+  expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).type ?? "commonjs").toBe("commonjs");
   mkdirSync(join(project, "node_modules/@latchkey"), { recursive: true });
   symlinkSync(join(root, "packages/client"), join(project, "node_modules/@latchkey/client"));
   const { outputText } = ts.transpileModule(clientExample(), {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   });
-  writeFileSync(join(project, "example.mjs"), `${READERS_CODE}\n${outputText}`);
+  const file = commonJs ? "example.js" : "example.mjs";
+  writeFileSync(join(project, file), commonJs ? commonJsExample() : `${READERS_CODE}\n${outputText}`);
   const env = {
     ...process.env,
     LATCHKEY_URL: url,
@@ -59,14 +80,14 @@ async function runExample(url: string, owner: { apiId: string; secret: string })
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["example.mjs"],
+      [file],
       { cwd: project, env, encoding: "utf8", timeout: 60_000 },
       (error, stdout, stderr) => resolve({ exitCode: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
-test("the client example of docs/client.md runs as written, without a pause", async () => {
+test("the client example of docs/client.md runs as written (as example.mjs in an npm init -y project), without a pause", async () => {
   const server = await startRealServer();
   const run = await runExample(server.url, await server.owner());
   expect(run.stderr).toBe("");
@@ -103,4 +124,14 @@ test("when the example is rate-limited, its onWait prints every wait", async () 
     expect(wait).toMatch(/^waiting \d+ ms \(retry_after\) before (POST|DELETE) \/v1\/api-keys(\/key_\w+)?$/);
   }
   expect(run.stdout).toMatch(/now using key_\w+\n$/);
+});
+
+test("in a CommonJS project (npm init -y), the CommonJS example of docs/client.md runs as written", async () => {
+  const server = await startRealServer();
+  const owner = await server.owner();
+  const run = await runExample(server.url, owner, { commonJs: true });
+  expect(run.stderr).toBe("");
+  expect(run.exitCode).toBe(0);
+  // The owner key, listed by id and name.
+  expect(run.stdout).toMatch(/^key_\w+ .+$/m);
 });

@@ -1,21 +1,23 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
-import { startCaddy, startEchoUpstream } from "../helpers/gateway.js";
+import { startCaddy } from "../helpers/gateway.js";
 import { CLI, startServer, tempDir } from "../helpers/processes.js";
 import { freePort } from "../helpers/free-port.js";
+import { killOnExit } from "../helpers/kill-on-exit.js";
+import { waitUntilStarted } from "../helpers/start-deadline.js";
 import { describeWithServices } from "../helpers/services.js";
 import { type CurlExample, curlExamples } from "./markdown-examples.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const wrapper = new URL("./curl-wrapper.sh", import.meta.url).pathname;
-const documents = [
-  "README.md",
-  ...readdirSync(join(root, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`),
-];
+/** The README and docs/several-nodes.md are recipes, run whole and in order by recipes.test.ts. */
+const RECIPES = new Set(["README.md", "docs/several-nodes.md"]);
+const documents = readdirSync(join(root, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => `docs/${name}`)
+  .filter((file) => !RECIPES.has(file));
 
 /** Where a file's examples run: latchkey, and for the gateway examples ($GW) Caddy in front of it. */
 interface Target {
@@ -84,7 +86,7 @@ async function runExamples(file: string, examples: CurlExample[], { dir, env }: 
 const throughGateway = (examples: CurlExample[]) => examples.some((e) => e.script.includes("$GW"));
 
 /**
- * Every curl of the README and docs/ runs against a live server, so the documentation cannot rot: each
+ * Every curl of docs/ (but the recipes, recipes.test.ts) runs against a live server, so the documentation cannot rot: each
  * file against a fresh server of its own, with the owner key as $AUTH, the service token as $ST, the
  * organization as $ORG, the example route table, and `latchkey` on PATH for operator commands. A block answers 2xx unless it says otherwise (```sh expect=403).
  */
@@ -110,8 +112,8 @@ describeWithServices(["caddy"], "documentation examples through a gateway", ({ c
     if (!throughGateway(examples)) continue;
     test(`every curl example of ${file} works as written`, async () => {
       const latchkey = await startLatchkey();
-      const upstream = await startEchoUpstream();
-      onTestFinished(() => upstream.close());
+      // The docs' own stand-in for the platform service: what a reader starts first.
+      const upstream = await startExampleUpstream();
       const gateway = await startCaddy(
         caddy,
         join(root, "examples/Caddyfile"),
@@ -127,6 +129,31 @@ describeWithServices(["caddy"], "documentation examples through a gateway", ({ c
     }, 60_000);
   }
 });
+
+/** `node examples/upstream.mjs` on a free port, as docs/gateways.md has the reader start it. */
+async function startExampleUpstream(): Promise<{ address: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, "examples/upstream.mjs")], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  killOnExit(child);
+  onTestFinished(() => {
+    child.kill("SIGTERM");
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await waitUntilStarted({
+    what: "examples/upstream.mjs",
+    ready: () => output.includes("upstream stand-in on"),
+    failed: () => (child.exitCode === null ? undefined : `exited (${child.exitCode})`),
+    output: () => output,
+    baseMs: 10_000,
+  });
+  return { address: `127.0.0.1:${port}` };
+}
 
 function read(file: string): string {
   return readFileSync(join(root, file), "utf8");

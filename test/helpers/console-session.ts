@@ -36,6 +36,8 @@ export interface ConsoleBrowser {
   cookie: string;
   csrf: string;
   get(url: string): Promise<Response>;
+  /** The page a redirect (a POST's 303) sends the browser to, asked for as the browser does. */
+  follow(redirect: Response): Promise<Response>;
   post(
     url: string,
     fields: Record<string, string | string[]>,
@@ -68,6 +70,10 @@ export async function signIn(
     cookie,
     csrf,
     get: (url) => app.inject({ method: "GET", url, headers: { cookie } }),
+    follow: (redirect) => {
+      expect(redirect.statusCode, redirect.body).toBe(303);
+      return app.inject({ method: "GET", url: String(redirect.headers.location), headers: { cookie } });
+    },
     post: (url, fields, headers = {}) =>
       app.inject({
         method: "POST",

@@ -109,6 +109,10 @@ describe("forward-auth: the route table", () => {
     });
     expect(response.statusCode).toBe(404);
     expect(response.json().code).toBe("no_route");
+    // Not "no route of the table matches": there is no table, and the message says which setting makes one.
+    expect(response.json().message).toBe(
+      "No route table is configured (LATCHKEY_ROUTES), so forward-auth matches no request, GET /v1/image included. The operator sets LATCHKEY_ROUTES to a JSON file of routes (docs/gateways.md).",
+    );
   });
 
   test("with LATCHKEY_FORWARDED_HEADERS=x-original, X-Original-Method and X-Original-URI are the source", async () => {

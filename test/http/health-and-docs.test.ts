@@ -28,6 +28,32 @@ test("/readyz answers 503 when the database cannot be reached", async () => {
   expect(response.body).not.toContain("connection refused");
 });
 
+test("GET / sends a browser to the console and gives a program the links; the favicon is served", async () => {
+  const { app } = await buildTestApp();
+  const browser = await app.inject({ method: "GET", url: "/", headers: { accept: "text/html,*/*;q=0.8" } });
+  expect(browser.statusCode).toBe(302);
+  expect(browser.headers.location).toBe("/console");
+  const program = await app.inject({ method: "GET", url: "/" });
+  expect(program.statusCode).toBe(200);
+  expect(program.json()).toMatchObject({
+    name: "latchkey",
+    links: { console: "/console", api: "/v1", docs: "/docs", openapi: "/openapi.json", health: "/healthz" },
+  });
+  for (const url of ["/favicon.ico", "/favicon.svg"]) {
+    const icon = await app.inject({ method: "GET", url });
+    expect(icon.statusCode, url).toBe(200);
+    expect(icon.headers["content-type"]).toMatch(/^image\/svg\+xml/);
+    expect(icon.body).toMatch(/^<svg /);
+  }
+});
+
+test("without the console, GET / sends a browser to the API reference", async () => {
+  const { app } = await buildTestApp({ env: { LATCHKEY_CONSOLE: "off" } });
+  const browser = await app.inject({ method: "GET", url: "/", headers: { accept: "text/html" } });
+  expect(browser.headers.location).toBe("/docs");
+  expect((await app.inject({ method: "GET", url: "/" })).json().links.console).toBeUndefined();
+});
+
 test("/openapi.json is an OpenAPI 3.1 document of every key operation", async () => {
   const { app } = await buildTestApp();
   const response = await app.inject({ method: "GET", url: "/openapi.json" });

@@ -50,14 +50,18 @@ describe("rolling a key", () => {
     expect(read.body).not.toContain(rolled.api_key);
   });
 
-  test("without a body, or with overlap 0, the old secret is refused at once", async () => {
-    const { testApp, owner, key } = await setup();
+  test("without a body the old secret works for the default hour; with overlap 0 it is refused at once", async () => {
+    const { testApp, owner, clock, key } = await setup();
     const first = await roll(testApp, owner, key.id);
     expect(first.statusCode).toBe(200);
-    expect(first.json().previous_secret_expires_at).toBe("2026-11-22T10:00:00.000Z");
+    expect(first.json().previous_secret_expires_at).toBe("2026-11-22T11:00:00.000Z");
+    clock.set(T0 + 3_599_999);
+    expect(await status(testApp, key.headers, key.id)).toBe(200);
+    clock.set(T0 + 3_600_000);
     expect(await status(testApp, key.headers, key.id)).toBe(401);
     const afterFirst = basicAuth(key.apiId, first.json().api_key);
     const second = await roll(testApp, owner, key.id, { overlap_seconds: 0 });
+    expect(second.json().previous_secret_expires_at).toBe("2026-11-22T11:00:00.000Z");
     expect(await status(testApp, afterFirst, key.id)).toBe(401);
     expect(await status(testApp, basicAuth(key.apiId, second.json().api_key), key.id)).toBe(200);
   });

@@ -106,6 +106,10 @@ describeWithServices(
         code: "service_unavailable",
         message: expect.stringMatching(/^The change was not made: Redis, .* cannot be reached/),
       });
+      // The client library's words ("Stream isn't writeable", "Connection is closed") stay out of answers.
+      expect(disable.json().message).toBe(
+        "The change was not made: Redis, which tells every latchkey node of it, cannot be reached right now. Try again shortly.",
+      );
 
       // Nothing was written, and reads carry on (from PostgreSQL, the limiter on this node's memory).
       const read = await get(testApp, key.id, key.headers);

@@ -59,12 +59,18 @@ test.each([
         ? `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource", Basic realm="latchkey", charset="UTF-8"`
         : 'Basic realm="latchkey", charset="UTF-8"',
     );
-    expect(await response.json()).toEqual({
+    const body = (await response.json()) as { message: string };
+    expect(body).toEqual({
       statusCode: 401,
       error: "Unauthorized",
       message: expect.stringContaining("Authentication required"),
       code: "unauthorized",
     });
+    // Both ways in are named where both are challenged.
+    if (response.headers.get("www-authenticate")?.startsWith("Bearer")) {
+      expect(body.message).toContain("Bearer");
+      expect(body.message).toContain("HTTP Basic");
+    }
   },
 );
 

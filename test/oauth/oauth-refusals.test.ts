@@ -110,6 +110,26 @@ test("registration refuses redirect URIs that are not https or loopback, and con
   }
 });
 
+test("the redirect URI refusal names every loopback host it accepts, and each of them is accepted", async () => {
+  const { app } = await setup();
+  const refused = await app.inject({
+    method: "POST",
+    url: "/oauth/register",
+    payload: { redirect_uris: ["http://evil.example/cb"] },
+  });
+  expect(refused.json().error_description).toBe(
+    "redirect_uris must be https URLs, or http URLs on localhost, 127.0.0.1 or [::1], without a fragment.",
+  );
+  for (const uri of ["http://localhost:9/cb", "http://127.0.0.1:9/cb", "http://[::1]:9/cb"]) {
+    const accepted = await app.inject({
+      method: "POST",
+      url: "/oauth/register",
+      payload: { redirect_uris: [uri] },
+    });
+    expect(accepted.statusCode, uri).toBe(201);
+  }
+});
+
 test("a redirect URI that was not registered, or a request without PKCE S256, is an error page, never a redirect", async () => {
   const { authorize } = await setup();
   const cases: Record<string, string>[] = [

@@ -73,19 +73,50 @@ test("the start log names the version, the database, the limiter, the route tabl
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string })
     .version;
   await vi.waitFor(() => expect(server.stdout()).toContain("latchkey started"));
-  const line = server
-    .stdout()
-    .split("\n")
-    .find((text) => text.includes("latchkey started"));
+  // The first line of the log, before Fastify's own listen line (which is not written at all).
+  const line = server.stdout().split("\n")[0];
+  expect(server.stdout()).not.toContain("Server listening");
   const started = JSON.parse(line ?? "{}") as Record<string, unknown>;
+  expect(started.msg).toBe("latchkey started");
   const routes = JSON.parse(readFileSync(join(root, "examples/routes.json"), "utf8")) as unknown[];
   expect(started).toMatchObject({
     version,
     database: `SQLite ${database}`,
     limiter: "memory (this node only)",
     route_table: { file: join(root, "examples/routes.json"), routes: routes.length },
-    urls: { api: `${server.baseUrl}/v1`, docs: `${server.baseUrl}/docs`, mcp: `${server.baseUrl}/mcp` },
+    urls: {
+      console: `${server.baseUrl}/console`,
+      api: `${server.baseUrl}/v1`,
+      docs: `${server.baseUrl}/docs`,
+      mcp: `${server.baseUrl}/mcp`,
+    },
   });
+});
+
+test("a Redis that does not answer at start: the start line says so, and the warning follows it", async () => {
+  const nobody = await freePort();
+  const server = await startServer(
+    {
+      LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
+      LATCHKEY_BOOTSTRAP: "off",
+      LATCHKEY_LOG_LEVEL: "info",
+      LATCHKEY_REDIS_URL: `redis://:hunter2@127.0.0.1:${nobody}`,
+    },
+    await freePort(),
+  );
+  await vi.waitFor(() => expect(server.stdout()).toContain("Redis unreachable at start"));
+  const lines = server
+    .stdout()
+    .trim()
+    .split("\n")
+    .map((text) => JSON.parse(text) as Record<string, unknown>);
+  expect(lines[0]).toMatchObject({
+    msg: "latchkey started",
+    limiter: `Redis redis://127.0.0.1:${nobody} unreachable: counting on this node alone until it answers`,
+  });
+  const warning = lines.findIndex((entry) => String(entry.msg).includes("Redis unreachable at start"));
+  expect(warning).toBeGreaterThan(0);
+  expect(server.stdout()).not.toContain("hunter2");
 });
 
 test("operator commands refuse to create a SQLite database that does not exist, and name the one they opened", async () => {
@@ -211,6 +242,25 @@ test("SIGTERM to `npm start` stops the server too: no process is left behind", a
 });
 
 describeWithServices(["postgres"], "first start over PostgreSQL", (services) => {
+  test("PostgreSQL without LATCHKEY_REDIS_URL: one warning at start names the variable and what it brings", async () => {
+    const schema = await createPostgresSchema(services.postgres);
+    onTestFinished(schema.drop);
+    const server = await startServer(
+      { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_BOOTSTRAP: "off", LATCHKEY_LOG_LEVEL: "info" },
+      await freePort(),
+    );
+    await vi.waitFor(() => expect(server.stdout()).toContain("LATCHKEY_REDIS_URL"));
+    const lines = server
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((text) => JSON.parse(text) as Record<string, unknown>);
+    expect(lines[0]?.msg).toBe("latchkey started");
+    const advice = lines.filter((entry) => entry.setting === "LATCHKEY_REDIS_URL");
+    expect(advice).toHaveLength(1);
+    expect(advice[0]).toMatchObject({ level: 40, msg: expect.stringContaining("one allowance per node") });
+  });
+
   test("an empty PostgreSQL database needs LATCHKEY_BOOTSTRAP_FILE: the start is refused, saying so", async () => {
     const schema = await createPostgresSchema(services.postgres);
     onTestFinished(schema.drop);

@@ -76,7 +76,7 @@ test("latchkey serve --port listens on the given port, over an already migrated 
   expect(await server.exited).toBe(0);
 });
 
-test("the built server finds the files it serves: the reference page and its script, its own version and license", async () => {
+test("the built server finds the files it serves: the reference page and its script, the console's stylesheet, its own version and license", async () => {
   const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}` };
   const server = await startServer(env, await freePort());
   const installed = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -91,6 +91,20 @@ test("the built server finds the files it serves: the reference page and its scr
   const script = await fetch(`${server.baseUrl}/docs/static/swagger-ui-bundle.js`);
   expect(script.status).toBe(200);
   expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+
+  // The console's stylesheet holds Pico CSS, read from its package in node_modules, and Pico's icons
+  // are served as files of their own (the CSP allows no data: image).
+  const signIn = await (await fetch(`${server.baseUrl}/console/sign-in`)).text();
+  const stylesheet = /<link rel="stylesheet" href="([^"]+)"/.exec(signIn)?.[1] ?? "";
+  const css = await fetch(`${server.baseUrl}${stylesheet}`);
+  expect(css.status).toBe(200);
+  const cssText = await css.text();
+  expect(cssText).toContain("Pico CSS");
+  expect(cssText).not.toContain("data:image");
+  const icon = /url\("(\/console\/assets\/icon-[^"]+)"\)/.exec(cssText)?.[1] ?? "";
+  const iconResponse = await fetch(`${server.baseUrl}${icon}`);
+  expect(iconResponse.status).toBe(200);
+  expect(iconResponse.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
 
   const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
     info: { version: string; license: { identifier: string } };

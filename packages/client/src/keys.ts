@@ -77,7 +77,7 @@ export class KeysResource {
 
   /**
    * Gives the key a new secret (same `id` and `api_id`), returned only here; the previous secret keeps
-   * authenticating for `overlapSeconds` (0 to 604,800; default 0: refused at once) and a second roll
+   * authenticating for `overlapSeconds` (0 to 604,800, 0 refusing it at once; default: the server's, an hour) and a second roll
    * during an overlap ends the first one. Needs `api_keys:create_update` and authority over the key's
    * permissions. Never repeated after an unclear failure: a repeat would end the overlap it started.
    */

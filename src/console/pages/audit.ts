@@ -44,47 +44,43 @@ export async function auditPages(
       const next = page.nextPageStart
         ? `?${new URLSearchParams({ actor: actor ?? "", target: target ?? "", since: query.since ?? "", until: query.until ?? "", page: page.nextPageStart }).toString()}`
         : undefined;
-      const content = html`<form
-          class="filters"
-          method="get"
-          action="/console/orgs/${context.current.orgId}/audit"
-          role="search"
-          aria-label="Filter the audit trail"
-        >
-          <div>
-            <label for="actor">Actor</label
-            ><input
-              id="actor"
-              name="actor"
-              type="text"
-              value="${actor ?? ""}"
-              placeholder="key_…, user:usr_…, operator"
-            />
-          </div>
-          <div>
-            <label for="target">Target</label
-            ><input
-              id="target"
-              name="target"
-              type="text"
-              value="${target ?? ""}"
-              placeholder="key_…, usr_…"
-            />
-          </div>
-          <div>
-            <label for="since">From (UTC)</label
-            ><input id="since" name="since" type="datetime-local" value="${localValue(since)}" />
-          </div>
-          <div>
-            <label for="until">Until (UTC)</label
-            ><input id="until" name="until" type="datetime-local" value="${localValue(until)}" />
-          </div>
-          <div><button type="submit">Filter</button></div>
-        </form>
+      const content = html`<search aria-label="Filter the audit trail">
+          <form class="filters" method="get" action="/console/orgs/${context.current.orgId}/audit">
+            <div>
+              <label for="actor">Actor</label
+              ><input
+                id="actor"
+                name="actor"
+                type="text"
+                value="${actor ?? ""}"
+                placeholder="key_…, user:usr_…, operator"
+              />
+            </div>
+            <div>
+              <label for="target">Target</label
+              ><input
+                id="target"
+                name="target"
+                type="text"
+                value="${target ?? ""}"
+                placeholder="key_…, usr_…"
+              />
+            </div>
+            <div>
+              <label for="since">From (UTC)</label
+              ><input id="since" name="since" type="datetime-local" value="${localValue(since)}" />
+            </div>
+            <div>
+              <label for="until">Until (UTC)</label
+              ><input id="until" name="until" type="datetime-local" value="${localValue(until)}" />
+            </div>
+            <div><button type="submit">Filter</button></div>
+          </form>
+        </search>
         ${
           page.entries.length === 0
             ? html`<p>No entries match.</p>`
-            : html`<table>
+            : html`<table data-cards>
                 <thead>
                   <tr>
                     <th scope="col">When (UTC)</th>
@@ -97,10 +93,12 @@ export async function auditPages(
                   ${page.entries.map(
                     (entry) =>
                       html`<tr>
-                        <td>${new Date(entry.at).toISOString().replace("T", " ").slice(0, 19)}</td>
-                        <td><code>${entry.actor}</code></td>
-                        <td>${entry.action}</td>
-                        <td><code>${entry.targetId}</code></td>
+                        <td data-label="When (UTC)">
+                          ${new Date(entry.at).toISOString().replace("T", " ").slice(0, 19)}
+                        </td>
+                        <td data-label="Actor"><code>${entry.actor}</code></td>
+                        <td data-label="Action">${entry.action}</td>
+                        <td data-label="Target"><code>${entry.targetId}</code></td>
                       </tr>`,
                   )}
                 </tbody>

@@ -24,7 +24,7 @@ export async function connectionPages(
           ? html`<p>
               No MCP client is connected. Clients connect to <code>/mcp</code> and ask you to sign in here.
             </p>`
-          : html`<table>
+          : html`<table data-cards>
               <thead>
                 <tr>
                   <th scope="col">Client</th>
@@ -38,11 +38,13 @@ export async function connectionPages(
                 ${connections.map(
                   (c) =>
                     html`<tr>
-                      <td>${c.clientName} <span class="muted">${c.id}</span></td>
-                      <td>${c.permissions.join(", ")}</td>
-                      <td>${when(c.createdAt)}</td>
-                      <td>${c.revokedAt === null ? "active" : `revoked ${when(c.revokedAt)}`}</td>
-                      <td>
+                      <td data-label="Client">${c.clientName} <span class="muted">${c.id}</span></td>
+                      <td data-label="Permissions">${c.permissions.join(", ")}</td>
+                      <td data-label="Created">${when(c.createdAt)}</td>
+                      <td data-label="Status">
+                        ${c.revokedAt === null ? "active" : `revoked ${when(c.revokedAt)}`}
+                      </td>
+                      <td data-label="Actions">
                         ${
                           manager && c.revokedAt === null
                             ? confirmedActionForm(context.signedIn, {

@@ -1,10 +1,11 @@
-import { isExpired, MAX_OVERLAP_SECONDS } from "../../domain/key-lifecycle.js";
+import { DEFAULT_OVERLAP_SECONDS, isExpired, MAX_OVERLAP_SECONDS } from "../../domain/key-lifecycle.js";
 import type { ApiKeyRecord } from "../../store/key-store.js";
 import { type Html, html } from "../html.js";
 import type { KeyFormValues } from "../key-form.js";
 import { csrfField, type PageContext } from "../layout.js";
 import { toTheSecond, when } from "../times.js";
-import { secretOnce } from "./secret-once.js";
+import type { HandedSecret } from "../../services/secret-handoffs.js";
+import { secretOnce, secretShownAlready } from "./secret-once.js";
 
 /** enabled or disabled, then "expired" and "leaked" when they apply: what the list and key page say. */
 export function keyStatus(key: ApiKeyRecord, now: number): string {
@@ -105,35 +106,42 @@ export function rollForm(context: PageContext, key: ApiKeyRecord, problem?: Roll
         min="0"
         max="${MAX_OVERLAP_SECONDS}"
         step="1"
-        value="${problem?.overlap ?? "0"}"
+        value="${problem?.overlap ?? String(DEFAULT_OVERLAP_SECONDS)}"
         aria-describedby="overlap_seconds-hint"
       />
       <p class="muted" id="overlap_seconds-hint">
-        0 to ${MAX_OVERLAP_SECONDS} (one week). 0: the current secret stops working at once.
+        0 to ${MAX_OVERLAP_SECONDS} (one week); 3600 is an hour. 0: the current secret stops working at once
+        (for a leaked secret).
       </p>
       <p><button type="submit">Roll</button></p>
     </form>`;
 }
 
-/** The rolled key's new secret, shown in this response only, and when the previous one stops. */
-export function rolledKey(
-  context: PageContext,
-  key: ApiKeyRecord,
-  secret: string,
-  previousSecretExpiresAt: number,
-): Html {
+/**
+ * The rolled key's new secret, shown on the first visit of this page only (the redirect after the
+ * roll), and when the previous one stops.
+ */
+export function rolledKey(context: PageContext, key: ApiKeyRecord, handed: HandedSecret | undefined): Html {
   const org = context.current.orgId;
+  const previousEnd = handed?.previousSecretExpiresAt ?? key.previousSecretExpiresAt;
   const previous =
-    key.previousSecretExpiresAt === null
-      ? html`The previous secret stopped working at ${toTheSecond(previousSecretExpiresAt)}.`
-      : html`The previous secret works until
-          <time datetime="${new Date(previousSecretExpiresAt).toISOString()}" id="previous-secret-expires-at"
-            >${toTheSecond(previousSecretExpiresAt)}</time
-          >.`;
-  return html`<p class="notice" role="status">
-      Key “${key.name}” rolled. Copy its new secret now: it is shown only this once and cannot be recovered.
-    </p>
-    ${secretOnce(key, secret)}
+    previousEnd === null || previousEnd === undefined
+      ? ""
+      : key.previousSecretExpiresAt === null
+        ? html`The previous secret stopped working at ${toTheSecond(previousEnd)}.`
+        : html`The previous secret works until
+            <time datetime="${new Date(previousEnd).toISOString()}" id="previous-secret-expires-at"
+              >${toTheSecond(previousEnd)}</time
+            >.`;
+  return html`${
+      handed
+        ? html`<p class="notice" role="status">
+              Key “${key.name}” rolled. Copy its new secret now: it is shown only this once and cannot be
+              recovered.
+            </p>
+            ${secretOnce(key, handed.secret)}`
+        : secretShownAlready(context, key, "rolled")
+    }
     <p>${previous}</p>
     <p>
       <a href="/console/orgs/${org}/keys/${key.id}">Back to this key</a> ·

@@ -12,7 +12,8 @@ import {
   type RollProblem,
 } from "./key-lifecycle-views.js";
 import { when } from "../times.js";
-import { secretOnce } from "./secret-once.js";
+import type { HandedSecret } from "../../services/secret-handoffs.js";
+import { secretOnce, secretShownAlready } from "./secret-once.js";
 
 /** Permissions grouped by family (`images`, `templates`, ...) for the picker. */
 function families(): [string, Permission[]][] {
@@ -94,56 +95,52 @@ export function keyList(
   const manager = canManageKeys(context.current.role);
   return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
     ${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}
-    ${manager ? html`<p><a href="/console/orgs/${org}/keys/new">Create key</a></p>` : ""}
-    <form
-      class="filters"
-      method="get"
-      action="/console/orgs/${org}/keys"
-      role="search"
-      aria-label="Filter keys"
-    >
-      <div>
-        <label for="name_prefix">Name starts with</label
-        ><input id="name_prefix" name="name_prefix" type="search" value="${filters.namePrefix}" />
-      </div>
-      <div>
-        <label for="metadata_filter">Metadata (name=value)</label
-        ><input
-          id="metadata_filter"
-          name="metadata"
-          type="search"
-          placeholder="team=billing"
-          value="${filters.metadata}"
-        />
-      </div>
-      <div>
-        <label for="permission">With permission</label
-        ><select id="permission" name="permission">
-          <option value="">any</option>
-          ${PERMISSION_CATALOGUE.map((p) => html`<option value="${p}" ${p === filters.permission ? html` selected` : ""}>${p}</option>`)}
-        </select>
-      </div>
-      <div>
-        <label for="include_disabled"
+    <div class="toolbar">
+      <p class="count">${keys.length === 1 ? "1 key" : `${keys.length} keys`}</p>
+      ${manager ? html`<p><a href="/console/orgs/${org}/keys/new">Create key</a></p>` : ""}
+    </div>
+    <search aria-label="Filter keys">
+      <form class="filters" method="get" action="/console/orgs/${org}/keys">
+        <div>
+          <label for="name_prefix">Name starts with</label
+          ><input id="name_prefix" name="name_prefix" type="search" value="${filters.namePrefix}" />
+        </div>
+        <div>
+          <label for="metadata_filter">Metadata (name=value)</label
           ><input
-            id="include_disabled"
-            name="include_disabled"
-            type="checkbox"
-            value="true"
-            ${filters.includeDisabled ? html` checked` : ""}
+            id="metadata_filter"
+            name="metadata"
+            type="search"
+            placeholder="team=billing"
+            value="${filters.metadata}"
           />
-          Include disabled keys</label
-        >
-      </div>
-      <div><button type="submit">Filter</button></div>
-    </form>
+        </div>
+        <div>
+          <label for="permission">With permission</label
+          ><select id="permission" name="permission">
+            <option value="">any</option>
+            ${PERMISSION_CATALOGUE.map((p) => html`<option value="${p}" ${p === filters.permission ? html` selected` : ""}>${p}</option>`)}
+          </select>
+        </div>
+        <div>
+          <label for="include_disabled"
+            ><input
+              id="include_disabled"
+              name="include_disabled"
+              type="checkbox"
+              value="true"
+              ${filters.includeDisabled ? html` checked` : ""}
+            />
+            Include disabled keys</label
+          >
+        </div>
+        <div><button type="submit">Filter</button></div>
+      </form>
+    </search>
     ${
       keys.length === 0
         ? html`<p>No keys match.</p>`
-        : html`<table>
-            <caption class="muted">
-              ${keys.length === 1 ? "1 key" : `${keys.length} keys`}
-            </caption>
+        : html`<table data-cards>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -158,14 +155,16 @@ export function keyList(
               ${keys.map(
                 (key) =>
                   html`<tr>
-                    <td><a href="/console/orgs/${org}/keys/${key.id}">${key.name}</a></td>
-                    <td><code>${key.apiId}</code></td>
-                    <td>
+                    <td data-label="Name">
+                      <a href="/console/orgs/${org}/keys/${key.id}"><strong>${key.name}</strong></a>
+                    </td>
+                    <td data-label="API id"><code>${key.apiId}</code></td>
+                    <td data-label="Permissions">
                       ${key.allFuturePermissions ? "all, including future" : `${effectivePermissions(key).length} of ${PERMISSION_CATALOGUE.length}`}
                     </td>
-                    <td>${keyStatus(key, now)}</td>
-                    <td>${when(key.lastUsedAt)}</td>
-                    <td>
+                    <td data-label="Status">${keyStatus(key, now)}</td>
+                    <td data-label="Last used">${when(key.lastUsedAt)}</td>
+                    <td data-label="Actions">
                       ${
                         manager && key.enabled
                           ? confirmedActionForm(context.signedIn, {
@@ -184,13 +183,21 @@ export function keyList(
     }`;
 }
 
-/** The new key, with its secret: shown in this response only, with a copy button. */
-export function createdKey(context: PageContext, key: ApiKeyRecord, secret: string): Html {
+/**
+ * The new key, with its secret: shown on the first visit of this page only (the redirect after the
+ * create), with a copy button; a reload, or another tab, says where the secret went.
+ */
+export function createdKey(context: PageContext, key: ApiKeyRecord, handed: HandedSecret | undefined): Html {
   const org = context.current.orgId;
-  return html`<p class="notice" role="status">
-      Key “${key.name}” created. Copy its secret now: it is shown only this once and cannot be recovered.
-    </p>
-    ${secretOnce(key, secret)}
+  return html`${
+      handed
+        ? html`<p class="notice" role="status">
+              Key “${key.name}” created. Copy its secret now: it is shown only this once and cannot be
+              recovered.
+            </p>
+            ${secretOnce(key, handed.secret)}`
+        : secretShownAlready(context, key, "created")
+    }
     <p>
       <a href="/console/orgs/${org}/keys/${key.id}">Edit this key</a> ·
       <a href="/console/orgs/${org}/keys">Back to keys</a>
@@ -232,8 +239,24 @@ export function keyDetail(
   if (!manager)
     return html`${facts}
       <p><a href="/console/orgs/${org}/keys">Back to keys</a></p>`;
-  return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}${facts}
-    <h2 id="edit-heading">Edit</h2>
+  return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
+    <div class="key-page">
+      <section aria-label="Details">${facts}</section>
+      <section aria-labelledby="edit-heading">
+        ${keyForms(context, key, { editProblem, rollProblem })}
+      </section>
+    </div>
+    <p><a href="/console/orgs/${org}/keys">Back to keys</a></p>`;
+}
+
+/** A key's edit form and roll form, for owners and admins. */
+function keyForms(
+  context: PageContext,
+  key: ApiKeyRecord,
+  { editProblem, rollProblem }: KeyDetailState,
+): Html {
+  const org = context.current.orgId;
+  return html`<h2 id="edit-heading">Edit</h2>
     ${editProblem ? html`<p class="error" role="alert">${editProblem.message}</p>` : ""}
     <form method="post" action="/console/orgs/${org}/keys/${key.id}" aria-labelledby="edit-heading">
       ${csrfField(context.signedIn)} ${keyFields(editProblem?.values ?? formValuesOfKey(key), true)}
@@ -249,8 +272,7 @@ export function keyDetail(
       >
       <p><button type="submit">Save changes</button></p>
     </form>
-    ${rollForm(context, key, rollProblem)}
-    <p><a href="/console/orgs/${org}/keys">Back to keys</a></p>`;
+    ${rollForm(context, key, rollProblem)}`;
 }
 
 /** The create form. */

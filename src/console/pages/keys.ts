@@ -2,8 +2,15 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { LatchkeyError } from "../../domain/errors.js";
 import { isPermission } from "../../domain/permissions.js";
 import type { ApiKeyRecord } from "../../store/key-store.js";
-import { organizationPage } from "../layout.js";
-import { assertCanManageKeys, consoleCaller, type Memberships, pageContext } from "../page-context.js";
+import { organizationPage, type PageContext } from "../layout.js";
+import type { HandedSecret, SecretHandoffs } from "../../services/secret-handoffs.js";
+import {
+  assertCanManageKeys,
+  consoleCaller,
+  handoffSession,
+  type Memberships,
+  pageContext,
+} from "../page-context.js";
 import { formValuesOfSubmission, keyInputOf, metadataFilterOf, rollInputOf } from "../key-form.js";
 import { formOf } from "../request-guard.js";
 import { rolledKey } from "./key-lifecycle-views.js";
@@ -47,7 +54,7 @@ const isFormProblem = (error: unknown): error is LatchkeyError =>
 /** The keys pages: list with filters, create (secret shown once), edit, roll (new secret shown once), disable. */
 export async function keyPages(
   app: FastifyInstance,
-  services: { keys: KeyService; users: Memberships; clock: Clock },
+  services: { keys: KeyService; users: Memberships; clock: Clock; secretHandoffs: SecretHandoffs },
 ): Promise<void> {
   const send = (reply: FastifyReply, page: { text: string }, status = 200) =>
     reply.code(status).type("text/html").send(page.text);
@@ -101,22 +108,52 @@ export async function keyPages(
     return send(reply, organizationPage(context, "keys", "Create a key", newKeyForm(context)));
   });
 
+  /** The secret's page after its POST: POST-redirect-GET, so a reload sends nothing again. */
+  const handOver = async (
+    reply: FastifyReply,
+    context: PageContext,
+    page: "created" | "rolled",
+    secret: HandedSecret,
+  ) => {
+    const id = await services.secretHandoffs.hand(handoffSession(context), secret);
+    // The id opens nothing by itself: the secret is sealed for this session's cookie (secret-handoffs.ts).
+    const url = `/console/orgs/${context.current.orgId}/keys/${secret.keyId}/${page}?handoff=${id}`;
+    return reply.redirect(url, 303);
+  };
+  /** The secret handed to this session for this key, once; undefined on a reload or in another tab. */
+  const takeSecret = async (context: PageContext, keyId: string, id: string | undefined) => {
+    const handed = await services.secretHandoffs.take(handoffSession(context), id ?? "");
+    return handed?.keyId === keyId ? handed : undefined;
+  };
+
   app.post<{ Params: OrgParams }>("/orgs/:orgId/keys", async (request, reply) => {
     const context = await pageContext(request, services.users, request.params.orgId);
     assertCanManageKeys(context);
     try {
       const { key, secret } = await services.keys.create(consoleCaller(context), keyInputOf(formOf(request)));
-      return send(
-        reply,
-        organizationPage(context, "keys", "Key created", createdKey(context, key, secret)),
-        201,
-      );
+      return await handOver(reply, context, "created", { keyId: key.id, secret });
     } catch (error) {
       if (!isFormProblem(error)) throw error;
       const form = newKeyForm(context, error.message, formValuesOfSubmission(formOf(request)));
       return send(reply, organizationPage(context, "keys", "Create a key", form), 400);
     }
   });
+
+  // The pages a create and a roll redirect to: the secret on the first visit, a note on any other.
+  for (const [page, title, view] of [
+    ["created", "Key created", createdKey],
+    ["rolled", "Key rolled", rolledKey],
+  ] as const) {
+    app.get<{ Params: KeyParams; Querystring: { handoff?: string } }>(
+      `/orgs/:orgId/keys/:keyId/${page}`,
+      async (request, reply) => {
+        const context = await pageContext(request, services.users, request.params.orgId);
+        const key = await services.keys.get(consoleCaller(context), request.params.keyId);
+        const handed = await takeSecret(context, key.id, request.query.handoff);
+        return send(reply, organizationPage(context, "keys", title, view(context, key, handed)));
+      },
+    );
+  }
 
   app.get<{ Params: KeyParams; Querystring: { saved?: string } }>(
     "/orgs/:orgId/keys/:keyId",
@@ -159,8 +196,7 @@ export async function keyPages(
         keyId,
         rollInputOf(formOf(request)),
       );
-      const page = rolledKey(context, key, secret, previousSecretExpiresAt);
-      return send(reply, organizationPage(context, "keys", "Key rolled", page));
+      return await handOver(reply, context, "rolled", { keyId: key.id, secret, previousSecretExpiresAt });
     } catch (error) {
       if (!isFormProblem(error)) throw error;
       const rollProblem = { message: error.message, overlap: formOf(request).get("overlap_seconds") ?? "" };

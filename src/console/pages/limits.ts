@@ -22,7 +22,7 @@ export async function limitPages(
         Requests per ${window === 60 ? "minute" : `${window} seconds`} per organization, shared by every key
         and connection. Console actions are not counted here: they have their own allowance per user.
       </p>
-      <table>
+      <table data-cards>
         <thead>
           <tr>
             <th scope="col">Group</th>
@@ -36,9 +36,22 @@ export async function limitPages(
             (row) =>
               html`<tr>
                 <th scope="row"><code>${row.group}</code></th>
-                <td>${row.quota}</td>
-                <td>${row.remaining}</td>
-                <td>
+                <td data-label="Quota">${row.quota}</td>
+                <td data-label="Left now">
+                  ${row.remaining}
+                  <meter
+                    min="0"
+                    max="${row.quota}"
+                    low="${Math.ceil(row.quota / 4)}"
+                    high="${Math.ceil(row.quota / 2)}"
+                    optimum="${row.quota}"
+                    value="${row.remaining}"
+                    aria-label="Left of ${row.group}"
+                  >
+                    ${row.remaining} / ${row.quota}
+                  </meter>
+                </td>
+                <td data-label="Override">
                   ${limits.quotas[row.group] === undefined ? "default" : `override (default ${defaultQuota(row.group)})`}
                 </td>
               </tr>`,

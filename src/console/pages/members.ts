@@ -29,7 +29,7 @@ async function membersPage(
     "members",
     "Members",
     html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}${notice ? html`<p class="notice" role="status">${notice}</p>` : ""}
-      <table>
+      <table data-cards>
         <thead>
           <tr>
             <th scope="col">Email</th>
@@ -42,9 +42,9 @@ async function membersPage(
           ${members.map(
             (m) =>
               html`<tr>
-                <td>${m.email}</td>
-                <td>${m.twoFactor ? "on" : "off"}</td>
-                <td>
+                <td data-label="Email">${m.email}</td>
+                <td data-label="Two-factor">${m.twoFactor ? "on" : "off"}</td>
+                <td data-label="Role">
                   <form class="inline" method="post" action="/console/orgs/${org}/members/${m.userId}">
                     ${csrf}
                     <label class="inline" for="role-${m.userId}">Role of ${m.email}</label>
@@ -54,7 +54,7 @@ async function membersPage(
                     <button type="submit" aria-label="Save role of ${m.email}">Save</button>
                   </form>
                 </td>
-                <td>
+                <td data-label="Actions">
                   ${confirmedActionForm(context.signedIn, {
                     action: `/console/orgs/${org}/members/${m.userId}/remove`,
                     confirm: `Remove ${m.email} from this organization?`,

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from "../../store/key-store.js";
 import { type Html, html } from "../html.js";
+import type { PageContext } from "../layout.js";
 
 /**
  * The API id and a secret with its copy button: the part of a response (a creation's, a roll's) that
@@ -16,4 +17,20 @@ export function secretOnce(key: ApiKeyRecord, secret: string): Html {
       <span id="secret-status" role="status"></span>
     </dd>
   </dl>`;
+}
+
+/**
+ * The page after a create or a roll, seen again (a reload, the back button, another tab): the secret
+ * was shown once, on the first visit, and is not kept anywhere it could be shown from again.
+ */
+export function secretShownAlready(
+  context: PageContext,
+  key: ApiKeyRecord,
+  what: "created" | "rolled",
+): Html {
+  const keyPage = `/console/orgs/${context.current.orgId}/keys/${key.id}`;
+  return html`<p class="notice" role="status">
+    Key “${key.name}” ${what}. Its secret was shown once, when this page was first opened, and is not shown
+    again. If it was not stored, <a href="${keyPage}#roll-heading">roll the key</a> to give it a new one.
+  </p>`;
 }

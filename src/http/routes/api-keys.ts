@@ -214,7 +214,7 @@ export async function apiKeyRoutes(
     "/v1/api-keys/:id/roll",
     {
       config: { operation: KEY_OPERATIONS.rollKey },
-      // The body is optional (`overlap_seconds` defaults to 0): no body is an empty one.
+      // The body is optional (`overlap_seconds` defaults to an hour): no body is an empty one.
       preValidation: (request, _reply, done) => {
         request.body ??= {};
         done();

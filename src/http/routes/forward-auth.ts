@@ -56,6 +56,16 @@ function relayRefusalInHeaders(
  * organization and key for the upstream. Refused: the decision's status, headers and error body, which
  * the gateway passes to the caller.
  */
+/** The 404 of forward-auth: no route matches, or there is no table at all (LATCHKEY_ROUTES unset or empty). */
+function noRoute(routes: RouteTable, method: string, path: string): LatchkeyError {
+  return new LatchkeyError(
+    "no_route",
+    routes.routes.length === 0
+      ? `No route table is configured (LATCHKEY_ROUTES), so forward-auth matches no request, ${method} ${path} included. The operator sets LATCHKEY_ROUTES to a JSON file of routes (docs/gateways.md).`
+      : `No route of the table matches ${method} ${path}.`,
+  );
+}
+
 export async function forwardAuthRoutes(
   app: FastifyInstance,
   options: {
@@ -91,7 +101,7 @@ export async function forwardAuthRoutes(
         throw invalidRequest(`${REFUSAL_STATUS} must be 401 or 403.`);
       }
       const route = routes.match(method, path);
-      if (!route) throw new LatchkeyError("no_route", `No route of the table matches ${method} ${path}.`);
+      if (!route) throw noRoute(routes, method, path);
       const decision = await access.decide({
         authorization: request.headers.authorization,
         permission: route.permission,

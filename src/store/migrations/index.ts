@@ -11,6 +11,7 @@ import { leaksAndImports } from "./009-leaks-and-imports.js";
 import { consoleUsers } from "./010-console.js";
 import { mcpOauth } from "./011-mcp-oauth.js";
 import { twoFactor } from "./012-two-factor.js";
+import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "010-console": consoleUsers,
   "011-mcp-oauth": mcpOauth,
   "012-two-factor": twoFactor,
+  "014-console-secret-handoffs": consoleSecretHandoffs,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
