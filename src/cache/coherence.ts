@@ -1,26 +1,14 @@
 import type { Redis } from "ioredis";
 import { LAST_USE_INTERVAL_MS } from "../services/last-use.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { KeyStore } from "../store/key-store.js";
 import type { Stores } from "../store/open-database.js";
 import type { WarningLog } from "../warning-log.js";
+import type { CallerCache } from "./caller-cache.js";
 import { createRecordVersions, type RecordVersions } from "./record-versions.js";
 import { withVersionedWrites } from "./redis-record-versions.js";
 import { type CachedRecord, type CacheReadOutcome, withVersionCachedKeys } from "./version-cached-keys.js";
 
-/**
- * The one thing the access decision knows of the caches: a caller's key that a cache holds but that
- * only the limiter can confirm, in the same call that counts the request (README.md). Where the key
- * store's own reads are exact (SQLite), or nothing is cached, there is none.
- */
-export interface CallerCache {
-  /**
-   * The cached key of `apiId` and the record version it was read at, or undefined (none held, or the
-   * limiter cannot confirm versions now). Never trust it before the limiter confirmed the version.
-   */
-  peek(apiId: string): { key: ApiKeyRecord; version: number } | undefined;
-  /** Drops the entry of `apiId` (its version was stale, or it led to a refusal). */
-  forget(apiId: string): void;
-}
+export type { CallerCache } from "./caller-cache.js";
 
 /** How a process's key store stays exact, whichever the backend (README.md). */
 export interface Coherence {
