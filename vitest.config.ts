@@ -30,6 +30,7 @@ const INTEGRATION = [
   "test/http/text-rules.test.ts",
   "test/ratelimit/limiter-contract.test.ts",
   "test/ratelimit/redis-*.test.ts",
+  "test/redis/replica-ack.test.ts",
   "test/services/secret-handoffs.test.ts",
   "test/store/*.contract.test.ts",
   "test/store/credits.test.ts",

@@ -42,7 +42,8 @@ import { createMcpOauth, type McpOauth } from "./services/mcp-oauth.js";
 import { oauthRoutes } from "./oauth/routes.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
-import { openRedis } from "./ratelimit/redis-connection.js";
+import { openSharedRedis } from "./redis/shared-redis.js";
+import type { RedisTopologyHealth } from "./redis/topology-health.js";
 import { createMetrics, type LatchkeyMetrics } from "./metrics/metrics.js";
 import {
   type AccessSurface,
@@ -121,6 +122,10 @@ export interface Services {
   freshness?: Freshness;
   /** Entries held per record cache. */
   cacheSizes(): Record<string, number>;
+  /** Redis' topology and what is wrong with it now; absent without LATCHKEY_REDIS_URL. */
+  redisHealth?: () => RedisTopologyHealth;
+  /** Stops the background work the services started themselves (the topology monitor). */
+  close(): void;
   /** Closes the database every store shares (no store closes it): last, when the app stops. */
   closeDatabase(): Promise<void>;
 }
@@ -134,9 +139,10 @@ export async function createServices(
   clock: Clock = systemClock,
   log: LimiterLog = stderrLog,
 ): Promise<Services> {
+  const shared = await openSharedRedis(config);
+  const redis = shared?.connection;
+  const redisHealth = shared && (() => shared.monitor.current());
   const stores = await openStores(config.databaseUrl, log);
-  const redis =
-    config.redisUrl === undefined ? undefined : openRedis(config.redisUrl, config.redisDeadlineMs);
   let limiter: RateLimiter | undefined;
   const metrics = config.metrics
     ? createMetrics({
@@ -144,11 +150,13 @@ export async function createServices(
         limiterHealthy: () => limiter?.healthy ?? false,
         databaseDialect: stores.dialect,
         databasePool: stores.poolStats,
+        ...(redisHealth ? { redisHealth } : {}),
       })
     : null;
   const coherence = keepCoherent(stores, {
     redis: redis && (async () => redis),
     prefix: config.redisPrefix,
+    ...(config.redisReplicasAck ? { replicasAck: { deadlineMs: config.redisDeadlineMs } } : {}),
     cache: config.recordCache,
     usable: () => limiter?.healthy ?? false,
     now: () => clock.now(),
@@ -157,18 +165,28 @@ export async function createServices(
   });
   const store = coherence.keys;
   const hasher = createSecretHasher(config.secretPepper);
+  shared?.onMasterLost(() => coherence.clear());
   try {
     limiter = await createRateLimiter({
-      redisUrl: config.redisUrl,
+      redis: config.redisTopology,
       clock,
       log,
-      ...(redis ? { redis } : {}),
+      ...(shared
+        ? {
+            connection: shared.connection,
+            replicaMissing: (key: string) => shared.monitor.replicaMissing(key),
+          }
+        : {}),
       onRecover: () => coherence.clear(),
       outagePolicy: config.limiterOutage,
       deadlineMs: config.redisDeadlineMs,
       outageAfterMs: config.redisOutageAfterMs,
+      replicasAck: config.redisReplicasAck,
+      // A cluster needs a moment more than one server: the seed, the slot map, then every master.
+      connectWaitMs: config.redisTopology?.kind === "single" ? 1000 : 5000,
     });
   } catch (error) {
+    shared?.monitor.close();
     redis?.disconnect();
     await stores.close();
     throw error;
@@ -252,7 +270,9 @@ export async function createServices(
     }),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
+    ...(redisHealth ? { redisHealth } : {}),
     cacheSizes: () => coherence.cacheSizes(),
+    close: () => shared?.monitor.close(),
     closeDatabase: () => stores.close(),
   };
 }
@@ -354,6 +374,7 @@ export async function buildApp({
   app.addHook("onClose", async () => {
     clearInterval(expirySweep);
     services.idempotency.close();
+    services.close();
     await services.limiter.close();
     await services.lastUse.flush();
     await services.expiries.flush();

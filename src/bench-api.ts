@@ -13,7 +13,7 @@ export { toKeyResponse } from "./http/key-response.js";
 export { logDestination } from "./http/logger-options.js";
 export { KeyRecord } from "./http/schemas.js";
 export { createMemoryRateLimiter } from "./ratelimit/memory-rate-limiter.js";
-export { openRedis, waitUntilReady } from "./ratelimit/redis-connection.js";
+export { openRedis, waitUntilReady } from "./redis/connection.js";
 export { createRedisRateLimiter } from "./ratelimit/redis-rate-limiter.js";
 export { authenticate } from "./services/authenticate.js";
 export { KEY_OPERATIONS, missingPermission } from "./services/operations.js";

@@ -3,6 +3,7 @@ import { describeIssues, type InputIssue } from "./validation/issues.js";
 import { type Static, Type } from "typebox";
 import { cidrProblem } from "./domain/networks.js";
 import { type PasswordCost, PRODUCTION_PASSWORD_COST, TEST_PASSWORD_COST } from "./domain/passwords.js";
+import { parseRedisUrl, RedisUrlProblem, type RedisTopology } from "./redis/redis-url.js";
 import { withoutPassword } from "./store/database-location.js";
 
 /** LATCHKEY_PASSWORD_COST's one value below production's: cheap hashes for test suites only. */
@@ -18,9 +19,14 @@ const ConfigSchema = Type.Object({
     description:
       "sqlite:<path> (default sqlite:./data/latchkey.db) or postgres://user:password@host:5432/database",
   }),
+  // The shape of each topology's URL is checked by parseRedisUrl after the schema.
   LATCHKEY_REDIS_URL: Type.Optional(
-    Type.String({ pattern: "^rediss?://", description: "a redis:// or rediss:// URL" }),
+    Type.String({
+      pattern: "^(rediss?|redis\\+cluster|redis\\+sentinel)://",
+      description: "a redis://, rediss://, redis+cluster:// or redis+sentinel:// URL",
+    }),
   ),
+  LATCHKEY_REDIS_REPLICAS_ACK: Type.Union([Type.Literal("0"), Type.Literal("1")], { default: "0" }),
   LATCHKEY_REDIS_PREFIX: Type.String({
     pattern: "^[A-Za-z0-9_.:-]{1,64}$",
     default: "latchkey",
@@ -93,6 +99,13 @@ export interface Config {
   databaseUrl: string;
   /** Redis for shared rate-limit state; absent means the in-memory limiter. */
   redisUrl: string | undefined;
+  /** `redisUrl` read: one server, a cluster or a Sentinel-managed master (src/redis/redis-url.ts). */
+  redisTopology: RedisTopology | undefined;
+  /**
+   * LATCHKEY_REDIS_REPLICAS_ACK=1: a request is admitted only once a replica holds its slot (`WAIT`),
+   * so a master's death loses no admission (docs/several-nodes.md).
+   */
+  redisReplicasAck: boolean;
   /** First part of every Redis key, so that several deployments can share one Redis. */
   redisPrefix: string;
   /** Sliding-window length; 60 in production, shorter for tests and demos. */
@@ -241,11 +254,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       `Invalid configuration: LATCHKEY_TRUSTED_PROXIES: ${badProxy}; use CIDRs separated by commas`,
     );
   }
+  const redisTopology = readRedisTopology(config);
   return Object.freeze({
     port: config.PORT,
     host: config.HOST,
     databaseUrl: config.LATCHKEY_DATABASE_URL,
     redisUrl: config.LATCHKEY_REDIS_URL,
+    redisTopology,
+    redisReplicasAck: config.LATCHKEY_REDIS_REPLICAS_ACK === "1",
     redisPrefix: config.LATCHKEY_REDIS_PREFIX,
     rateWindowSeconds: config.LATCHKEY_RATE_WINDOW_SECONDS,
     bootstrap: config.LATCHKEY_BOOTSTRAP === "on" ? "file" : config.LATCHKEY_BOOTSTRAP,
@@ -282,4 +298,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         ? TEST_PASSWORD_COST
         : Number(config.LATCHKEY_PASSWORD_COST),
   });
+}
+
+/** LATCHKEY_REDIS_URL's topology, or a one-line refusal naming the variable (never its password). */
+function readRedisTopology(config: RawConfig): RedisTopology | undefined {
+  const url = config.LATCHKEY_REDIS_URL;
+  if (url === undefined) {
+    if (config.LATCHKEY_REDIS_REPLICAS_ACK === "1") {
+      throw new Error(
+        "Invalid configuration: LATCHKEY_REDIS_REPLICAS_ACK=1 needs LATCHKEY_REDIS_URL (replicas acknowledge slots kept in Redis)",
+      );
+    }
+    return undefined;
+  }
+  try {
+    return parseRedisUrl(url);
+  } catch (error) {
+    if (!(error instanceof RedisUrlProblem)) throw error;
+    throw new Error(`Invalid configuration: LATCHKEY_REDIS_URL '${withoutPassword(url)}': ${error.message}`);
+  }
 }

@@ -1,21 +1,13 @@
 import type { Config } from "./config.js";
 import type { RouteTable } from "./domain/route-table.js";
+import { describeTopology } from "./redis/redis-url.js";
 import { describeDatabase } from "./store/database-location.js";
-
-/** Where a URL's user name and password would be: never written to a log. */
-function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.hostname}${parsed.port ? `:${parsed.port}` : ""}`;
-  } catch {
-    return "(unparsable URL)";
-  }
-}
 
 /** The limiter as the start line names it: where it counts, and whether it can count there now. */
 function describeLimiter(config: Config, healthy: boolean): string {
-  if (config.redisUrl === undefined) return "memory (this node only)";
-  const redis = `Redis ${withoutCredentials(config.redisUrl)}`;
+  if (config.redisTopology === undefined) return "memory (this node only)";
+  const ack = config.redisReplicasAck ? ", replica acknowledgement on" : "";
+  const redis = `${describeTopology(config.redisTopology)}${ack}`;
   if (healthy) return redis;
   return config.limiterOutage === "refuse"
     ? `${redis} unreachable: refusing rate-limited requests (503) until it answers`
@@ -38,6 +30,7 @@ export function startSummary(
     version,
     database: describeDatabase(config.databaseUrl),
     limiter: describeLimiter(config, state.limiterHealthy),
+    ...(config.redisTopology ? { redis_topology: config.redisTopology.kind } : {}),
     route_table: config.routesFile
       ? { file: config.routesFile, routes: routeTable.routes.length }
       : { file: null, routes: 0 },

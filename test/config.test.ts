@@ -92,7 +92,7 @@ test.each([
   [
     "LATCHKEY_REDIS_URL",
     "127.0.0.1:6379",
-    "LATCHKEY_REDIS_URL is '127.0.0.1:6379'; use a redis:// or rediss:// URL",
+    "LATCHKEY_REDIS_URL is '127.0.0.1:6379'; use a redis://, rediss://, redis+cluster:// or redis+sentinel:// URL",
   ],
   [
     "LATCHKEY_REDIS_PREFIX",

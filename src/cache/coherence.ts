@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import { LAST_USE_INTERVAL_MS } from "../services/last-use.js";
 import type { KeyStore } from "../store/key-store.js";
 import type { Stores } from "../store/open-database.js";
@@ -26,9 +26,11 @@ export interface Coherence {
 
 export interface CoherenceOptions {
   /** The Redis connection, ready, when LATCHKEY_REDIS_URL is set (the CLI connects on its first write). */
-  redis: (() => Promise<Redis>) | undefined;
+  redis: (() => Promise<RedisClient>) | undefined;
   /** LATCHKEY_REDIS_PREFIX, the namespace of the record versions. */
   prefix: string;
+  /** LATCHKEY_REDIS_REPLICAS_ACK=1: each write's first bump waits for a replica (redis-record-versions.ts). */
+  replicasAck?: { deadlineMs: number };
   /** LATCHKEY_RECORD_CACHE: whether this process caches key records at record versions. */
   cache: boolean;
   /** Whether the limiter is on Redis now (it alone can confirm a cached record's version). */
@@ -52,7 +54,12 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
   if (!redis || stores.dialect !== "postgres") {
     return { keys: stores.keys, clear: () => {}, cacheSizes: () => stores.cacheSizes() };
   }
-  const writes = { redis, prefix: options.prefix, log: options.log };
+  const writes = {
+    redis,
+    prefix: options.prefix,
+    log: options.log,
+    ...(options.replicasAck ? { replicasAck: options.replicasAck } : {}),
+  };
   if (!options.cache) {
     return { keys: withVersionedWrites(stores.keys, writes), clear: () => {}, cacheSizes: () => ({}) };
   }

@@ -1,5 +1,8 @@
-import type { Redis } from "ioredis";
+import { createHash } from "node:crypto";
 import { LatchkeyError } from "../domain/errors.js";
+import type { RedisClient } from "../redis/connection.js";
+import { organizationKeys } from "../redis/key-names.js";
+import { evalAcknowledged, type StoredScript } from "../redis/replica-ack.js";
 import type { KeyStore } from "../store/key-store.js";
 import type { WarningLog } from "../warning-log.js";
 
@@ -19,12 +22,10 @@ export interface RecordVersionKeys {
   writingKey: string;
 }
 
-/** Same prefix as the limiter's buckets (LATCHKEY_REDIS_PREFIX), so deployments sharing Redis stay apart. */
+/** In the organization's slot, beside its buckets (src/redis/key-names.ts). */
 export function recordVersionKeys(prefix: string, orgId: string): RecordVersionKeys {
-  return {
-    versionKey: `${prefix}:records:${orgId}:version`,
-    writingKey: `${prefix}:records:${orgId}:writing`,
-  };
+  const keys = organizationKeys(prefix, orgId);
+  return { versionKey: keys.version, writingKey: keys.writing };
 }
 
 /** A version not moved for this long is forgotten; it restarts from Redis' clock, so it never repeats. */
@@ -84,11 +85,44 @@ const WRITING_MARK_MS = 60_000;
 
 export interface VersionedWritesOptions {
   /** The Redis connection, ready (the CLI connects on its first write). */
-  redis: () => Promise<Redis>;
+  redis: () => Promise<RedisClient>;
+  /**
+   * LATCHKEY_REDIS_REPLICAS_ACK=1: a write starts only once a replica holds its first bump (`WAIT`),
+   * so a master's death cannot lose the mark that keeps every node from caching the records it
+   * changes; the deadline (LATCHKEY_REDIS_DEADLINE_MS) bounds the wait.
+   */
+  replicasAck?: { deadlineMs: number };
   /** LATCHKEY_REDIS_PREFIX, the namespace of the record versions. */
   prefix: string;
   /** Where a failed second bump is reported (the write itself has committed by then). */
   log: WarningLog;
+}
+
+const BEGIN_WRITE: StoredScript = {
+  source: BEGIN_WRITE_SCRIPT,
+  sha: createHash("sha1").update(BEGIN_WRITE_SCRIPT).digest("hex"),
+};
+
+/** The first bump of a write, acknowledged by a replica when asked to be. */
+async function beginWrite(
+  connection: RedisClient,
+  keys: RecordVersionKeys,
+  replicasAck: VersionedWritesOptions["replicasAck"],
+): Promise<void> {
+  const names = [keys.versionKey, keys.writingKey];
+  if (!replicasAck) {
+    await connection.eval(BEGIN_WRITE_SCRIPT, 2, ...names, WRITING_MARK_MS);
+    return;
+  }
+  const { replicas } = await evalAcknowledged(
+    connection,
+    BEGIN_WRITE,
+    names,
+    [WRITING_MARK_MS],
+    replicasAck.deadlineMs,
+  );
+  if (replicas < 1)
+    throw new Error(`no replica acknowledged the record version within ${replicasAck.deadlineMs} ms`);
 }
 
 /**
@@ -124,11 +158,12 @@ export function withVersionedWrites(keys: KeyStore, options: VersionedWritesOpti
   return {
     ...keys,
     async changeKey(orgId, id, decide, audit) {
-      const { versionKey, writingKey } = recordVersionKeys(prefix, orgId);
-      let connection: Redis;
+      const versionKeys = recordVersionKeys(prefix, orgId);
+      const { versionKey, writingKey } = versionKeys;
+      let connection: RedisClient;
       try {
         connection = await redis();
-        await connection.eval(BEGIN_WRITE_SCRIPT, 2, versionKey, writingKey, WRITING_MARK_MS);
+        await beginWrite(connection, versionKeys, options.replicasAck);
       } catch (error) {
         throw refused(error, orgId, log);
       }

@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
 import { loadConfig } from "../config.js";
+import type { RedisClient } from "../redis/connection.js";
 import { LatchkeyError } from "../domain/errors.js";
 import { assertDatabaseExists, describeDatabase } from "../store/database-location.js";
 import type { Stores } from "../store/open-database.js";
@@ -24,22 +24,23 @@ export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promi
   const config = loadConfig();
   assertDatabaseExists(config.databaseUrl, config.databaseCreate === true);
   const stores = await openStores(config.databaseUrl);
-  let redis: Redis | undefined;
-  let connect: (() => Promise<Redis>) | undefined;
-  if (config.redisUrl && stores.dialect === "postgres") {
-    const { openRedis, waitUntilReady } = await import("../ratelimit/redis-connection.js");
-    const url = config.redisUrl;
+  let redis: RedisClient | undefined;
+  let connect: (() => Promise<RedisClient>) | undefined;
+  const topology = config.redisTopology;
+  if (topology && stores.dialect === "postgres") {
+    const { openRedis, waitUntilReady } = await import("../redis/connection.js");
     connect = async () => {
-      redis ??= openRedis(url);
-      if (!(await waitUntilReady(redis, 3000)))
+      const connection = (redis ??= openRedis(topology, config.redisDeadlineMs));
+      if (!(await waitUntilReady(connection, 3000)))
         throw new Error(`Redis at LATCHKEY_REDIS_URL does not answer`);
-      return redis;
+      return connection;
     };
   }
   const { keepCoherent } = await import("../cache/coherence.js");
   const { keys } = keepCoherent(stores, {
     redis: connect,
     prefix: config.redisPrefix,
+    ...(config.redisReplicasAck ? { replicasAck: { deadlineMs: config.redisDeadlineMs } } : {}),
     cache: false,
     usable: () => false,
     now: Date.now,

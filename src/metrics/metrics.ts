@@ -1,4 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { RedisTopologyHealth } from "../redis/topology-health.js";
+import { registerRedisTopologyGauges } from "./redis-topology-metrics.js";
 
 /** What the gauges read at scrape time: the limiter in use and the database connections. */
 export interface MetricSources {
@@ -10,6 +12,8 @@ export interface MetricSources {
   databaseDialect: string;
   /** PostgreSQL pool counts; undefined for SQLite, which has one connection and no pool. */
   databasePool: (() => { total: number; idle: number; waiting: number }) | undefined;
+  /** Redis' topology and its problems (src/redis/topology-health.ts); absent without Redis. */
+  redisHealth?: () => RedisTopologyHealth;
 }
 
 /** Every latchkey metric, in one registry per app (tests build many apps in one process). */
@@ -76,6 +80,7 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
       this.set({ dialect: sources.databaseDialect }, 1);
     },
   });
+  if (sources.redisHealth) registerRedisTopologyGauges(registers, sources.redisHealth);
   const pool = sources.databasePool;
   if (pool) {
     new Gauge({

@@ -97,7 +97,8 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
         "rate limiter: a Redis call failed while Redis is still connected; that request was answered 503 rate_limiter_unavailable (logged at most once a minute)",
       );
     }
-    throw rateLimiterUnavailable();
+    // The primary's own refusal (no replica acknowledged the slot) says better what happened.
+    throw error instanceof LatchkeyError ? error : rateLimiterUnavailable();
   }
 
   async function check(): Promise<void> {

@@ -2,6 +2,7 @@ import { defaultQuota, type RateLimitGroup } from "../domain/rate-limit-groups.j
 import { recordVersionKeys } from "../cache/redis-record-versions.js";
 import type { RecordVersions } from "../cache/record-versions.js";
 import type { SlidingLogDecision } from "../domain/sliding-log.js";
+import { organizationKeys } from "../redis/key-names.js";
 import type { OrganizationLimits } from "../store/key-store.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
@@ -111,7 +112,7 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
   ): Promise<ManagementDecision | { type: "stale" }> {
     const limits = await limitsOf(orgId);
     const quota = limits.quotas[group] ?? defaultQuota(group);
-    const bucket = `${namespace}:${orgId}:${group}`;
+    const bucket = organizationKeys(namespace, orgId).bucket(group);
     const { versions } = options;
     if (!versions || !limiter.consumeChecked) {
       return managementDecision(await limiter.consume(bucket, quota, windowMs), group, quota, undefined);
@@ -129,7 +130,7 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
   async function peek(orgId: string, group: RateLimitGroup) {
     const limits = await limitsOf(orgId);
     const quota = limits.quotas[group] ?? defaultQuota(group);
-    const held = await limiter.held(`${namespace}:${orgId}:${group}`, windowMs);
+    const held = await limiter.held(organizationKeys(namespace, orgId).bucket(group), windowMs);
     return { quota, remaining: Math.max(0, quota - held), windowSeconds };
   }
 

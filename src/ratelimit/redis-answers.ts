@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { isCluster, type RedisClient } from "../redis/connection.js";
 
 /**
  * How long Redis has kept a node waiting: the time since the first command sent after Redis last sent
@@ -12,23 +13,35 @@ export interface RedisAnswers {
   silentForMs(): number;
 }
 
-/** Watches every connection `redis` opens (it reconnects by itself) for bytes from the server. */
-export function watchAnswers(redis: Redis, now: () => number = Date.now): RedisAnswers {
+/**
+ * Watches every connection `redis` opens (it reconnects by itself) for bytes from the server; on a
+ * cluster, every node's connection, as ioredis adds them (`+node`): an answer from any master counts,
+ * so one master's death is not silence while the others answer.
+ */
+export function watchAnswers(redis: RedisClient, now: () => number = Date.now): RedisAnswers {
   let awaitingSince: number | undefined;
   const watched = new WeakSet<object>();
 
-  function watch(): void {
-    // ioredis opens a new socket on every reconnect and announces it with "connect".
-    const stream = redis.stream as (typeof redis.stream & object) | undefined;
-    if (!stream || watched.has(stream)) return;
-    watched.add(stream);
-    stream.on("data", () => {
-      awaitingSince = undefined;
-    });
+  function watchConnection(connection: Redis): void {
+    const watch = () => {
+      // ioredis opens a new socket on every reconnect and announces it with "connect".
+      const stream = connection.stream as (typeof connection.stream & object) | undefined;
+      if (!stream || watched.has(stream)) return;
+      watched.add(stream);
+      stream.on("data", () => {
+        awaitingSince = undefined;
+      });
+    };
+    connection.on("connect", watch);
+    watch();
   }
 
-  redis.on("connect", watch);
-  watch();
+  if (isCluster(redis)) {
+    redis.on("+node", watchConnection);
+    for (const node of redis.nodes("all")) watchConnection(node);
+  } else {
+    watchConnection(redis);
+  }
 
   return {
     sent() {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import { LatchkeyError } from "../domain/errors.js";
 import { decideSlidingLog, type SlidingLogDecision } from "../domain/sliding-log.js";
+import { closeRedis, DEFAULT_REDIS_DEADLINE_MS, isCluster, type RedisClient } from "../redis/connection.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { afterPendingInput, watchAnswers } from "./redis-answers.js";
-import { DEFAULT_REDIS_DEADLINE_MS } from "./redis-connection.js";
 import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
 
 /** A limiter whose backend can be checked without counting a request. */
@@ -28,6 +28,23 @@ export interface RedisRateLimiterOptions {
   deadlineMs?: number;
   /** Silence after which Redis counts as gone (LATCHKEY_REDIS_OUTAGE_AFTER_MS); retries stop then. */
   outageAfterMs?: number;
+  /**
+   * A cluster or a Sentinel-managed master: a lost connection may be a failover, not an outage, so
+   * a failed attempt is retried like a slow one until the deadline, and only silence past
+   * `outageAfterMs` is an outage. One server: a lost connection is an outage at once.
+   */
+  tolerateFailover?: boolean;
+  /**
+   * LATCHKEY_REDIS_REPLICAS_ACK=1: an admission counts only once `WAIT` confirms a replica holds it;
+   * until then the decision is sent again (same member), and at the deadline it is retracted and
+   * answered 503.
+   */
+  replicasAck?: boolean;
+  /**
+   * Why no replica can acknowledge a slot of `bucket` now (its master has none), or undefined; with
+   * `replicasAck`, such a decision is refused at once instead of waiting out the deadline.
+   */
+  replicaMissing?: (bucket: string) => string | undefined;
   now?: () => number;
 }
 
@@ -49,7 +66,17 @@ export class RedisDeadlineExceeded extends Error {
   }
 }
 
-/** ioredis rejects a command with this message after its `commandTimeout` (redis-connection.ts). */
+/** The answer while no replica can hold a slot and LATCHKEY_REDIS_REPLICAS_ACK=1: exactness before availability. */
+export function noReplicaAcknowledged(reason: string): LatchkeyError {
+  return new LatchkeyError(
+    "rate_limiter_unavailable",
+    `No Redis replica confirmed holding this request's slot (${reason}), and this deployment admits only ` +
+      "what a replica holds (LATCHKEY_REDIS_REPLICAS_ACK=1), so the request was not admitted. Try again shortly.",
+    { retryAfterSeconds: 1 },
+  );
+}
+
+/** ioredis rejects a command with this message after its `commandTimeout` (src/redis/connection.ts). */
 function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === "Command timed out";
 }
@@ -89,10 +116,12 @@ return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')
  * and never takes a second slot. Only a lost connection or the outage silence ends the retries early.
  */
 export function createRedisRateLimiter(
-  redis: Redis,
+  redis: RedisClient,
   options: RedisRateLimiterOptions = {},
 ): CheckableRateLimiter {
   const deadlineMs = options.deadlineMs ?? DEFAULT_REDIS_DEADLINE_MS;
+  const tolerateFailover = options.tolerateFailover ?? false;
+  const replicasAck = options.replicasAck ?? false;
   const outageAfterMs = options.outageAfterMs ?? DEFAULT_REDIS_OUTAGE_AFTER_MS;
   const now = options.now ?? Date.now;
   const answers = watchAnswers(redis, now);
@@ -110,7 +139,7 @@ export function createRedisRateLimiter(
 
   const connectionLost = () => {
     // A socket the server has closed stops being writable before ioredis processes the close.
-    if (redis.status === "ready" && redis.stream?.writable) return undefined;
+    if (redis.status === "ready" && (isCluster(redis) || redis.stream?.writable)) return undefined;
     const cause = lastConnectionError ? `: ${lastConnectionError.message}` : "";
     return `the connection to Redis is ${redis.status === "ready" ? "closed" : redis.status}${cause}`;
   };
@@ -118,14 +147,25 @@ export function createRedisRateLimiter(
   /**
    * One decision: the same attempt (same member) sent again every `RETRY_AFTER_MS` while none is
    * answered, until the first answer, an error other than a timeout (a lost connection, an error
-   * reply), the deadline, or the moment the node would leave Redis for its silence. Time limits are
-   * judged only after the input waiting then has been read, so an answer that arrived while this
-   * process was starved of CPU still decides.
+   * reply; on a cluster or Sentinel those are retried too, a failover being under way), the
+   * deadline, or the moment the node would leave Redis for its silence. Time limits are judged only
+   * after the input waiting then has been read, so an answer that arrived while this process was
+   * starved of CPU still decides. With replica acknowledgement an admission no replica confirmed
+   * decides nothing: it is sent again, and at the deadline its member is retracted.
    */
-  function decide(attempt: () => Promise<SlidingLogReply>): Promise<SlidingLogReply> {
+  function decide(
+    bucket: string,
+    id: string,
+    attempt: (ackWaitMs: number | undefined) => Promise<SlidingLogReply>,
+  ): Promise<SlidingLogReply> {
     const giveUpAt = now() + deadlineMs;
+    if (replicasAck) {
+      const missing = options.replicaMissing?.(bucket);
+      if (missing) return Promise.reject(noReplicaAcknowledged(missing));
+    }
     return new Promise((resolve, reject) => {
       let settled = false;
+      let unconfirmed = false;
       let timer: NodeJS.Timeout | undefined;
       const settle = (outcome: () => void) => {
         if (settled) return;
@@ -135,14 +175,30 @@ export function createRedisRateLimiter(
       };
       const send = () => {
         answers.sent();
-        attempt().then(
-          (reply) => settle(() => resolve(reply)),
+        const ackWaitMs = replicasAck ? Math.max(1, Math.min(RETRY_AFTER_MS, giveUpAt - now())) : undefined;
+        attempt(ackWaitMs).then(
+          (reply) => {
+            if (replicasAck && reply.admitted && (reply.replicas ?? 0) < 1) {
+              unconfirmed = true;
+              return;
+            }
+            settle(() => resolve(reply));
+          },
           (error: unknown) => {
             // A timed-out attempt leaves the decision to the others and to the deadline.
             // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the attempt's own failure, as it came
-            if (!isTimeout(error)) settle(() => reject(error));
+            if (!isTimeout(error) && !tolerateFailover) settle(() => reject(error));
           },
         );
+      };
+      const giveUp = () => {
+        // An attempt may have been admitted without a reply, or without a replica's confirmation:
+        // a request refused here must hold no slot.
+        if (replicasAck) redis.zrem(bucket, id).catch(() => {});
+        const error = unconfirmed
+          ? noReplicaAcknowledged(`none within ${deadlineMs} ms`)
+          : new RedisDeadlineExceeded(deadlineMs);
+        settle(() => reject(error));
       };
       const schedule = () => {
         const untilOutage = outageAfterMs - answers.silentForMs();
@@ -152,8 +208,9 @@ export function createRedisRateLimiter(
       const tick = () =>
         void afterPendingInput().then(() => {
           if (settled) return;
-          if (now() >= giveUpAt || answers.silentForMs() >= outageAfterMs || connectionLost()) {
-            settle(() => reject(new RedisDeadlineExceeded(deadlineMs)));
+          const lost = tolerateFailover ? undefined : connectionLost();
+          if (now() >= giveUpAt || answers.silentForMs() >= outageAfterMs || lost) {
+            giveUp();
             return;
           }
           send();
@@ -171,7 +228,9 @@ export function createRedisRateLimiter(
 
     async consume(bucket, quota, windowMs) {
       const id = member();
-      const reply = await decide(() => evalSlidingLog(redis, bucket, quota, windowMs, id));
+      const reply = await decide(bucket, id, (ack) =>
+        evalSlidingLog(redis, bucket, quota, windowMs, id, undefined, ack),
+      );
       return decisionOf(reply, quota, windowMs);
     },
 
@@ -183,12 +242,16 @@ export function createRedisRateLimiter(
 
     async consumeChecked(bucket, quota, windowMs, check) {
       const id = member();
-      const reply = await decide(() => evalSlidingLog(redis, bucket, quota, windowMs, id, check));
+      const reply = await decide(bucket, id, (ack) =>
+        evalSlidingLog(redis, bucket, quota, windowMs, id, check, ack),
+      );
       if (reply.stale) return { type: "stale", records: reply.records };
       return { type: "decided", decision: decisionOf(reply, quota, windowMs), records: reply.records };
     },
 
     async ping() {
+      // During a failover a lost connection is silence, which becomes an outage only if it lasts.
+      if (tolerateFailover) answers.sent();
       const lost = connectionLost();
       if (lost) throw new Error(lost);
       answers.sent();
@@ -197,18 +260,14 @@ export function createRedisRateLimiter(
 
     async outage() {
       await afterPendingInput();
-      const lost = connectionLost();
+      const lost = tolerateFailover ? undefined : connectionLost();
       if (lost) return lost;
       const silent = answers.silentForMs();
       return silent >= outageAfterMs ? `Redis has not answered for ${silent} ms` : undefined;
     },
 
     async close() {
-      if (redis.status === "ready") {
-        await redis.quit().catch(() => redis.disconnect());
-      } else {
-        redis.disconnect();
-      }
+      await closeRedis(redis);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
 import { CURRENT_VERSION_LUA } from "../cache/redis-record-versions.js";
+import type { RedisClient } from "../redis/connection.js";
+import { evalAcknowledged, evalStored, type StoredScript } from "../redis/replica-ack.js";
 import type { HeldSlots } from "../domain/sliding-log.js";
 import type { ObservedRecordVersion, RecordVersionCheck } from "./rate-limiter.js";
 
@@ -72,6 +73,7 @@ return {1, count, oldest, now, version, writing, 0}
 `;
 
 const SCRIPT_SHA = createHash("sha1").update(SLIDING_LOG_SCRIPT).digest("hex");
+const SCRIPT: StoredScript = { sha: SCRIPT_SHA, source: SLIDING_LOG_SCRIPT };
 
 /** What Redis decided for one request, in Redis time. */
 export interface SlidingLogReply {
@@ -87,10 +89,11 @@ export interface SlidingLogReply {
   records: ObservedRecordVersion | undefined;
   /** True when the member already held a slot: a retry of an admitted call, counted once. */
   replayed: boolean;
-}
-
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith("NOSCRIPT");
+  /**
+   * With replica acknowledgement: how many replicas confirmed holding the decision's writes (WAIT);
+   * undefined without it.
+   */
+  replicas?: number;
 }
 
 function parseReply(reply: unknown): SlidingLogReply {
@@ -116,26 +119,24 @@ function parseReply(reply: unknown): SlidingLogReply {
 
 /**
  * Runs the script in one round trip by its SHA-1; only when Redis does not know it (first use, a
- * restart, `SCRIPT FLUSH`) is the source sent, which also caches it for the next call.
+ * restart, `SCRIPT FLUSH`) is the source sent, which also caches it for the next call. With
+ * `ackWaitMs` (LATCHKEY_REDIS_REPLICAS_ACK=1), `WAIT 1 <ackWaitMs>` follows on the same connection
+ * and the reply says how many replicas hold the decision (src/redis/replica-ack.ts).
  */
 export async function evalSlidingLog(
-  redis: Redis,
+  redis: RedisClient,
   key: string,
   quota: number,
   windowMs: number,
   member: string,
   check?: RecordVersionCheck,
+  ackWaitMs?: number,
 ): Promise<SlidingLogReply> {
   const keys = check ? [key, check.versionKey, check.writingKey] : [key];
   const args = check ? [quota, windowMs, member, check.expected ?? ""] : [quota, windowMs, member];
-  let reply: unknown;
-  try {
-    reply = await redis.evalsha(SCRIPT_SHA, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!isNoScript(error)) throw error;
-    reply = await redis.eval(SLIDING_LOG_SCRIPT, keys.length, ...keys, ...args);
-  }
-  return parseReply(reply);
+  if (ackWaitMs === undefined) return parseReply(await evalStored(redis, SCRIPT, keys, args));
+  const { reply, replicas } = await evalAcknowledged(redis, SCRIPT, keys, args, ackWaitMs);
+  return { ...parseReply(reply), replicas };
 }
 
 /** The SHA-1 Redis caches the script under (tests check the cache). */

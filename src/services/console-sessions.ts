@@ -4,6 +4,7 @@ import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { decoyPasswordHash, type PasswordCost, verifyPassword } from "../domain/passwords.js";
 import { totpStep } from "../domain/totp.js";
 import type { RateLimiter } from "../ratelimit/rate-limiter.js";
+import { deploymentBucket } from "../redis/key-names.js";
 import type { ConsoleSession, ConsoleStore, ConsoleUser } from "../store/console-store.js";
 
 /** A session ends after this long without a request (docs/console.md). */
@@ -77,7 +78,7 @@ export function createConsoleSessions(deps: {
   const decoy = () => decoyPasswordHash(passwordCost);
   // Hashed now, not on the first unknown email: that attempt would otherwise take twice as long.
   void decoy();
-  const bucket = (kind: string, id: string) => `${namespace}:console:${kind}:${id}`;
+  const bucket = (kind: string, id: string) => deploymentBucket(namespace, kind, id);
 
   async function admitAttempt(email: string, address: string) {
     // The account's bucket is keyed by a hash of the email: bucket names may be seen in Redis.

@@ -6,7 +6,7 @@ import {
   END_WRITE_SCRIPT,
   recordVersionKeys,
 } from "../../src/cache/redis-record-versions.js";
-import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.js";
+import { openRedis, waitUntilReady } from "../../src/redis/connection.js";
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { describeWithServices } from "../helpers/services.js";
 
@@ -16,7 +16,7 @@ import { describeWithServices } from "../helpers/services.js";
  */
 describeWithServices(["redis"], "record versions in the rate-limit script", ({ redis: url }) => {
   async function setup() {
-    const redis = openRedis(url);
+    const redis = openRedis(url) as Redis;
     onTestFinished(() => redis.disconnect());
     if (!(await waitUntilReady(redis, 2000))) throw new Error(`Redis at ${url} does not answer`);
     const limiter = createRedisRateLimiter(redis);

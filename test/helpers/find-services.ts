@@ -12,7 +12,7 @@ import { postgresBinDir } from "./own-postgres.js";
  * PostgreSQL and Redis come from LATCHKEY_TEST_POSTGRES_URL and LATCHKEY_TEST_REDIS_URL when set, and
  * are otherwise looked for at their usual addresses by a real `SELECT 1` and `PING`, so that a plain
  * `npm test` on a machine running both runs every suite. The programs some suites start themselves
- * (`redis-server`, `caddy`, `prometheus`) are found by running them with their version flag.
+ * (`redis-server`, `redis-cli`, `caddy`, `prometheus`) are found by running them with their version flag.
  * Under LATCHKEY_REQUIRE_SERVICES=1 a missing service fails the run here, before any test runs.
  */
 
@@ -27,6 +27,8 @@ export interface FoundServices {
   postgres: Found;
   redis: Found;
   redisServer: Found;
+  /** redis-cli, which creates and reshards the clusters suites start (`--cluster create`). */
+  redisCli: Found;
   caddy: Found;
   prometheus: Found;
   /** Debian's chromium, driven by playwright-core in the console's browser suites. */
@@ -51,6 +53,7 @@ const PROGRAMS = {
     fallback: "redis-server",
     versionArgs: ["--version"],
   },
+  redisCli: { variable: "LATCHKEY_TEST_REDIS_CLI", fallback: "redis-cli", versionArgs: ["--version"] },
   caddy: { variable: "LATCHKEY_TEST_CADDY", fallback: "caddy", versionArgs: ["version"] },
   prometheus: { variable: "LATCHKEY_TEST_PROMETHEUS", fallback: "prometheus", versionArgs: ["--version"] },
   chromium: { variable: "LATCHKEY_TEST_CHROMIUM", fallback: "chromium", versionArgs: ["--version"] },
@@ -154,6 +157,7 @@ export async function findServices(): Promise<FoundServices> {
     postgres,
     redis,
     redisServer: findProgram("redisServer"),
+    redisCli: findProgram("redisCli"),
     caddy: findProgram("caddy"),
     prometheus: findProgram("prometheus"),
     chromium: findProgram("chromium"),

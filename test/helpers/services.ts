@@ -17,6 +17,8 @@ export interface TestServices {
   redis: string;
   /** Path of the redis-server program (LATCHKEY_TEST_REDIS_SERVER, else found on PATH). */
   redisServer: string;
+  /** Path of the redis-cli program, for suites that create a cluster (LATCHKEY_TEST_REDIS_CLI, else on PATH). */
+  redisCli: string;
   /** Path of the caddy program, for the gateway suite (LATCHKEY_TEST_CADDY, else found on PATH). */
   caddy: string;
   /** Path of the prometheus program (LATCHKEY_TEST_PROMETHEUS, else found on PATH; Debian's package). */

@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { once } from "node:events";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
@@ -10,13 +8,14 @@ import { createSecretHasher } from "../../src/domain/credentials.js";
 import { createOrganizationWithOwner } from "../../src/services/organizations.js";
 import { type OpenedKeyStore, openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
+import { startCpuHogs, stopCpuHogs } from "../helpers/cpu-hogs.js";
 import { authorizeOver } from "../helpers/platform-http.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 import { callTool, connectMcp } from "../mcp/mcp-client.js";
-import { type Auth, call, type Reply, statuses } from "./node-calls.js";
+import { admitted, asked, type Auth, call, type Reply, statuses } from "./node-calls.js";
 import { type NodeProcess, showNodeOutputOnFailure, startNode } from "./node-processes.js";
 
 /**
@@ -30,44 +29,8 @@ const REPORT = process.env.LATCHKEY_TEST_LIMITER_REPORT;
 const DEADLINE_MS = 1500;
 const OUTAGE_AFTER_MS = 2000;
 
-/**
- * Requests the limiter admitted: every answer from the rate-limit step on carries `RateLimit`, and
- * only the limiter's refusals are 429 or 503; a later failure (say, a database timeout on this
- * loaded machine) still held its slot.
- */
-function admitted(replies: Reply[]): number {
-  return replies.filter((r) => r.headers.has("ratelimit") && r.status !== 429 && r.status !== 503).length;
-}
-
-/**
- * Requests that reached the limiter: it answered them (`RateLimit` on every answer from that step on)
- * or refused to decide them (`503 rate_limiter_unavailable`, which counts against exactness).
- */
-function asked(replies: Reply[]): number {
-  return replies.filter((r) => r.headers.has("ratelimit") || r.body?.code === "rate_limiter_unavailable")
-    .length;
-}
-
 function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;
-}
-
-/** One busy-looping process per core, as another tenant of the machine would be. */
-function startCpuHogs(): ChildProcess[] {
-  return Array.from({ length: availableParallelism() }, () =>
-    spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }),
-  );
-}
-
-async function stopCpuHogs(hogs: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    hogs.map(async (hog) => {
-      if (hog.exitCode !== null || hog.signalCode !== null) return;
-      const exited = once(hog, "exit");
-      hog.kill("SIGKILL");
-      await exited;
-    }),
-  );
 }
 
 /**

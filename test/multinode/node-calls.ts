@@ -40,3 +40,21 @@ export function statuses(replies: readonly Reply[]): Record<number, number> {
   for (const { status } of replies) counts[status] = (counts[status] ?? 0) + 1;
   return counts;
 }
+
+/**
+ * Requests the limiter admitted: every answer from the rate-limit step on carries `RateLimit`, and
+ * only the limiter's refusals are 429 or 503; a later failure (say, a database timeout on a loaded
+ * machine) still held its slot.
+ */
+export function admitted(replies: readonly Reply[]): number {
+  return replies.filter((r) => r.headers.has("ratelimit") && r.status !== 429 && r.status !== 503).length;
+}
+
+/**
+ * Requests that reached the limiter: it answered them (`RateLimit` on every answer from that step on)
+ * or refused to decide them (`503 rate_limiter_unavailable`, which counts against exactness).
+ */
+export function asked(replies: readonly Reply[]): number {
+  return replies.filter((r) => r.headers.has("ratelimit") || r.body?.code === "rate_limiter_unavailable")
+    .length;
+}

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { describe, expect, onTestFinished, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { createMemoryRateLimiter } from "../../src/ratelimit/memory-rate-limiter.js";
 import type { RateLimiter } from "../../src/ratelimit/rate-limiter.js";
-import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.js";
+import { openRedis, waitUntilReady } from "../../src/redis/connection.js";
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { fakeClock } from "../helpers/build-test-app.js";
+import { startThrowawayCluster, type ThrowawayCluster } from "../helpers/redis-cluster.js";
+import { startThrowawaySentinels, type ThrowawaySentinels } from "../helpers/redis-sentinel.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
 
@@ -110,7 +112,7 @@ describe("RateLimiter in memory", () => {
 
 describeWithServices(["redis"], "RateLimiter on Redis", ({ redis: url }) => {
   limiterContract(async () => {
-    const redis: Redis = openRedis(url);
+    const redis = openRedis(url) as Redis;
     if (!(await waitUntilReady(redis, 2000))) throw new Error(`Redis at ${url} does not answer`);
     // The Redis limiter itself, not the fallback wrapper: a Redis failure must fail these tests.
     const limiter = createRedisRateLimiter(redis);
@@ -120,4 +122,41 @@ describeWithServices(["redis"], "RateLimiter on Redis", ({ redis: url }) => {
     const windowMs = scaledMs(1000);
     return { limiter, windowMs, wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
   });
+});
+
+/** A limiter over a cluster or a Sentinel set this file started, with or without replica acknowledgement. */
+function topologySubject(url: () => string, replicasAck: boolean) {
+  return async (): Promise<Subject> => {
+    const redis = openRedis(url());
+    if (!(await waitUntilReady(redis, scaledMs(5000)))) throw new Error(`${url()} does not answer`);
+    const limiter = createRedisRateLimiter(redis, { tolerateFailover: true, replicasAck });
+    onTestFinished(() => limiter.close());
+    const windowMs = scaledMs(1000);
+    return { limiter, windowMs, wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+  };
+}
+
+describeWithServices(
+  ["redisServer", "redisCli"],
+  "RateLimiter on Redis Cluster",
+  ({ redisServer, redisCli }) => {
+    let cluster: ThrowawayCluster;
+    beforeAll(async () => {
+      cluster = await startThrowawayCluster(redisServer, redisCli);
+    }, scaledMs(60_000));
+    afterAll(() => cluster?.stop());
+    // With replica acknowledgement: the cluster and sentinel suites of test/multinode/.
+    describe("three masters, one replica each", () =>
+      limiterContract(topologySubject(() => cluster.url, false)));
+  },
+);
+
+describeWithServices(["redisServer"], "RateLimiter on a Sentinel-managed master", ({ redisServer }) => {
+  let sentinels: ThrowawaySentinels;
+  beforeAll(async () => {
+    sentinels = await startThrowawaySentinels(redisServer);
+  }, scaledMs(60_000));
+  afterAll(() => sentinels?.stop());
+  describe("admitting only what a replica holds", () =>
+    limiterContract(topologySubject(() => sentinels.url, true)));
 });

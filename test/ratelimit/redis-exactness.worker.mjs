@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 
 const [dist, url, callers, runsJson] = process.argv.slice(2);
 const load = (path) => import(pathToFileURL(`${dist}/${path}`).href);
-const { openRedis, waitUntilReady } = await load("ratelimit/redis-connection.js");
+const { openRedis, waitUntilReady } = await load("redis/connection.js");
 const { evalSlidingLog } = await load("ratelimit/redis-sliding-log.js");
 
 const redis = openRedis(url);

@@ -11,7 +11,8 @@ import {
 } from "../../src/ratelimit/fallback-rate-limiter.js";
 import { createMemoryRateLimiter } from "../../src/ratelimit/memory-rate-limiter.js";
 import type { RateLimiter } from "../../src/ratelimit/rate-limiter.js";
-import { openRedis } from "../../src/ratelimit/redis-connection.js";
+import { openRedis } from "../../src/redis/connection.js";
+import { parseRedisUrl } from "../../src/redis/redis-url.js";
 import type { CheckableRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { fakeClock } from "../helpers/build-test-app.js";
 import { freePort } from "../helpers/free-port.js";
@@ -178,7 +179,12 @@ describeWithServices(["redisServer"], "Redis outage (a throwaway redis-server)",
     log: LimiterLog,
     choice: Partial<RateLimiterChoice> = {},
   ): Promise<RateLimiter> {
-    const limiter = await createRateLimiter({ redisUrl: url, clock: systemClock, log, ...choice });
+    const limiter = await createRateLimiter({
+      redis: parseRedisUrl(url),
+      clock: systemClock,
+      log,
+      ...choice,
+    });
     onTestFinished(() => limiter.close());
     return limiter;
   }
@@ -244,9 +250,9 @@ describeWithServices(["redisServer"], "Redis outage (a throwaway redis-server)",
 
   test("a slow Redis is waited for: a call outlasting one attempt is answered by Redis, counted once", async () => {
     const log = capturingLog();
-    const redis = openRedis(server.url);
+    const redis = openRedis(server.url) as Redis;
     const limiter = await redisLimiter(server.url, log, {
-      redis,
+      connection: redis,
       deadlineMs: NEVER_MS,
       outageAfterMs: NEVER_MS,
     });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { expect, onTestFinished, test, vi } from "vitest";
 import { createManagementRateLimit } from "../../src/ratelimit/management-rate-limit.js";
-import { openRedis, waitUntilReady } from "../../src/ratelimit/redis-connection.js";
+import { openRedis, waitUntilReady } from "../../src/redis/connection.js";
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { recordVersionKeys } from "../../src/cache/redis-record-versions.js";
 import { evalSlidingLog, slidingLogScriptSha } from "../../src/ratelimit/redis-sliding-log.js";
@@ -12,7 +12,7 @@ import { describeWithServices } from "../helpers/services.js";
 /** What the Redis limiter does inside Redis, beyond the limiter contract. */
 describeWithServices(["redis", "redisServer"], "Redis limiter internals", ({ redis: url, redisServer }) => {
   async function connect(at = url): Promise<Redis> {
-    const redis = openRedis(at);
+    const redis = openRedis(at) as Redis;
     onTestFinished(() => redis.disconnect());
     if (!(await waitUntilReady(redis, 2000))) throw new Error(`Redis at ${at} does not answer`);
     return redis;
@@ -59,8 +59,8 @@ describeWithServices(["redis", "redisServer"], "Redis limiter internals", ({ red
     for (let i = 0; i < 20; i++) await staging.consume("org_1", "api-key:write");
     expect((await staging.consume("org_1", "api-key:write")).type).toBe("deny");
     expect((await production.consume("org_1", "api-key:write")).type).toBe("allow");
-    expect(await redis.zcard(`${prefix}-staging:org_1:api-key:write`)).toBe(20);
-    expect(await redis.zcard(`${prefix}-production:org_1:api-key:write`)).toBe(1);
+    expect(await redis.zcard(`${prefix}-staging:{org_1}:rl:api-key:write`)).toBe(20);
+    expect(await redis.zcard(`${prefix}-production:{org_1}:rl:api-key:write`)).toBe(1);
   });
 
   test("a retried member is counted once: the same admission is answered again, nothing more is held", async () => {
