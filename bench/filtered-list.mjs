@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { createBenchSchema } from "./lib/postgres-schema.mjs";
+import { internalsOf } from "./lib/in-process.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -27,17 +27,16 @@ const { values } = parseArgs({
 const KEYS = Number(values.keys);
 const CALLS = Number(values.calls);
 const dist = resolve(values.dist ?? new URL("../dist", import.meta.url).pathname);
-const load = (module) => import(pathToFileURL(join(dist, module)).href);
-const { createServices } = await load("app.js");
-const { loadConfig } = await load("config.js");
-const { createOrganizationWithOwner } = await load("services/organizations.js");
-const { newApiId, newKeyId } = await load("domain/credentials.js");
-const { recordToRow } = await load("store/key-rows.js");
+const latchkey = await internalsOf(dist);
+const { createServices, loadConfig, createOrganizationWithOwner, newApiId, newKeyId, recordToRow } = latchkey;
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 const TEAMS = 100;
 
-/** Key `i`: a name `svc-000123`, three metadata members: a team (1 %), an env (50 %), a customer (one key). */
+/**
+ * Key `i`: a name `svc-000123`, three metadata members: a team (1 %), an env (50 %), a customer (one key).
+ * @returns {import("../src/store/key-store.js").ApiKeyRecord}
+ */
 function keyRecord(orgId, i) {
   return {
     id: newKeyId(),
@@ -71,7 +70,7 @@ function* batches(orgId, count, size) {
     yield {
       keys: keys.map(recordToRow),
       metadata: keys.flatMap((key) =>
-        Object.entries(key.metadata).map(([name, value]) => ({
+        Object.entries(key.metadata ?? {}).map(([name, value]) => ({
           key_id: key.id,
           org_id: orgId,
           name,
@@ -179,6 +178,7 @@ async function measure(label, databaseUrl, fill, cleanup) {
     await fill(organization.id);
     const loadSeconds = (performance.now() - started) / 1000;
     const caller = await services.store.findKey(organization.id, owner.id);
+    if (!caller) throw new Error("bench: the owner key is not found");
     const middle = await services.keys.list(caller, {
       count: 100,
       includeDisabled: true,
@@ -212,7 +212,7 @@ async function measure(label, databaseUrl, fill, cleanup) {
       times.sort((a, b) => a - b);
       rows.push({ name, median: quantile(times, 0.5), p95: quantile(times, 0.95) });
     }
-    const base = rows[0].median;
+    const base = rows[0]?.median ?? NaN;
     process.stdout.write(
       `\n${label}: ${KEYS.toLocaleString("en")} keys in one organization, loaded in ${loadSeconds.toFixed(1)} s; ` +
         `${CALLS} calls per case\n\n| case | median ms | p95 ms | vs no filter |\n| --- | ---: | ---: | ---: |\n` +
@@ -227,7 +227,7 @@ async function measure(label, databaseUrl, fill, cleanup) {
   } finally {
     await services.lastUse.flush();
     await services.limiter.close();
-    await services.store.close();
+    await services.closeDatabase();
     await cleanup();
   }
 }

@@ -3,17 +3,16 @@
 // ratio against `authenticate`, the step it follows, measured in the same run. Bounded like micro.mjs.
 //   node bench/last-use.mjs [--dist <dir>]     (run `npm run build` first)
 import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
-import { distModules, sqliteServices } from "./lib/in-process.mjs";
+import { latchkeyInternals, sqliteServices } from "./lib/in-process.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 200_000;
 const BATCH_MS = 1000;
 
-const load = distModules();
-const { createOrganizationWithOwner } = await load("services/organizations.js");
-const { authenticate } = await load("services/authenticate.js");
+const latchkey = await latchkeyInternals();
+const { createOrganizationWithOwner, authenticate } = latchkey;
 
-const bench = await sqliteServices(load, "last-use");
+const bench = await sqliteServices(latchkey, "last-use");
 const { services } = bench;
 const { store, hasher, lastUse } = services;
 const { owner, secret } = await createOrganizationWithOwner(services, "bench");
@@ -22,6 +21,7 @@ const header = `Basic ${Buffer.from(`${owner.apiId}:${secret}`).toString("base64
 lastUse.touch(owner);
 await lastUse.flush();
 const used = await store.findKey(owner.orgId, owner.id);
+if (!used) throw new Error("bench: the owner key is not found");
 
 const timeCase = (run) => cpuMicrosPerCall(run, { batches: BATCHES, limit: BATCH_LIMIT, ms: BATCH_MS });
 

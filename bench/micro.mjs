@@ -8,22 +8,18 @@ import { createRequire } from "node:module";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
-import { distModules, sqliteServices } from "./lib/in-process.mjs";
+import { latchkeyInternals, sqliteServices } from "./lib/in-process.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 50_000;
 const BATCH_MS = 1000;
 
-const load = distModules();
-const { createOrganizationWithOwner } = await load("services/organizations.js");
-const { authenticate } = await load("services/authenticate.js");
-const { toKeyResponse } = await load("http/key-response.js");
-const { KeyRecord } = await load("http/schemas.js");
-const { rowToRecord } = await load("store/key-rows.js");
+const latchkey = await latchkeyInternals();
+const { createOrganizationWithOwner, authenticate, toKeyResponse, KeyRecord, rowToRecord } = latchkey;
 // fast-json-stringify is what Fastify compiles a response schema with.
 const fastJson = createRequire(import.meta.resolve("fastify"))("fast-json-stringify");
 
-const bench = await sqliteServices(load, "micro");
+const bench = await sqliteServices(latchkey, "micro");
 const { services, file } = bench;
 const { store, hasher, rateLimit } = services;
 const { organization, owner, secret } = await createOrganizationWithOwner(services, "bench");
@@ -62,7 +58,8 @@ const cases = {
   "better-sqlite3 prepare + all per call (Kysely's driver)": () => raw.prepare(byApiIdSql).all([owner.apiId]),
   "better-sqlite3 prepared statement .all (as Kysely's driver runs it)": () => byApiId.all([owner.apiId]),
   "better-sqlite3 prepared statement .get": () => byApiId.get(owner.apiId),
-  "better-sqlite3 prepared .get + rowToRecord": () => rowToRecord(byApiId.get(owner.apiId)),
+  "better-sqlite3 prepared .get + rowToRecord": () =>
+    rowToRecord(/** @type {any} */ (byApiId.get(owner.apiId))),
   "better-sqlite3 prepared .get by id + org": () => byId.get(owner.id, owner.orgId),
   "hasher.matches (SHA-256 + timingSafeEqual)": () => hasher.matches(secret, owner.secretHash),
   "authenticate (parse + store read + hash)": () => authenticate(header, store, hasher, { now: Date.now() }),

@@ -4,18 +4,17 @@
 // batches of at most BATCH_LIMIT calls or BATCH_MS each; the median batch is reported.
 //   node bench/platform-micro.mjs [--dist <dir>]     (run `npm run build` first)
 import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
-import { distModules, sqliteServices } from "./lib/in-process.mjs";
+import { latchkeyInternals, sqliteServices } from "./lib/in-process.mjs";
 
 const BATCHES = 5;
 const BATCH_LIMIT = 20_000;
 const BATCH_MS = 500;
 const AT_ONCE = 6;
 
-const load = distModules();
-const { createOrganizationWithOwner } = await load("services/organizations.js");
-const { openStores } = await load("store/open-database.js");
+const latchkey = await latchkeyInternals();
+const { createOrganizationWithOwner, openStores } = latchkey;
 
-const bench = await sqliteServices(load, "platform-micro");
+const bench = await sqliteServices(latchkey, "platform-micro");
 const { services } = bench;
 const { organization, owner } = await createOrganizationWithOwner(services, "micro");
 await services.plans.change(organization.id, { imageCredits: 1_000_000_000 });

@@ -2,8 +2,7 @@
 // numbers of callers in flight, and proof of one round trip per decision from Redis' own command
 // statistics (EVALSHA calls counted by Redis = decisions made; no EVAL, no other command).
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { internalsOf } from "./lib/in-process.mjs";
 
 /** Redis' call count of each command, from INFO commandstats. */
 async function commandCalls(redis) {
@@ -49,11 +48,8 @@ async function run(limiter, { seconds, callers, buckets, prefix }) {
 }
 
 export async function measureLimiters({ dist, redisUrl, seconds, callerCounts = [1, 16, 64] }) {
-  const load = (module) => import(pathToFileURL(join(dist, module)).href);
-  const { openRedis, waitUntilReady } = await load("redis/connection.js");
-  const { createRedisRateLimiter } = await load("ratelimit/redis-rate-limiter.js");
-  const { createMemoryRateLimiter } = await load("ratelimit/memory-rate-limiter.js");
-  const { systemClock } = await load("domain/clock.js");
+  const { openRedis, waitUntilReady, createRedisRateLimiter, createMemoryRateLimiter, systemClock } =
+    await internalsOf(dist);
 
   const redis = openRedis(redisUrl);
   const stats = openRedis(redisUrl);

@@ -7,20 +7,23 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { createBenchSchema } from "./lib/postgres-schema.mjs";
 import { benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./servers/ready.mjs";
+import { internalsOf } from "./lib/in-process.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname);
-const load = (module) => import(pathToFileURL(join(dist, module)).href);
+const latchkey = await internalsOf(dist);
+const { buildApp, loadConfig, createOrganizationWithOwner } = latchkey;
 // Round trips, counted in this process only (the bench's own wrapper, not latchkey's code): every
 // `pg` Client.query is one round trip to PostgreSQL, every ioredis command one to Redis (ioredis
 // pipelines nothing here, so a command is a round trip; the limiter's health PING is counted apart).
 const roundTrips = { postgres: 0, redis: 0, redisPing: 0 };
 const { Redis } = await import("ioredis");
-const clientQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function countedQuery(...args) {
+/** @type {any} */
+const clientPrototype = pg.Client.prototype;
+const clientQuery = clientPrototype.query;
+clientPrototype.query = function countedQuery(...args) {
   roundTrips.postgres++;
   return clientQuery.apply(this, args);
 };
@@ -30,10 +33,6 @@ Redis.prototype.sendCommand = function countedCommand(command, ...rest) {
   else roundTrips.redis++;
   return sendCommand.call(this, command, ...rest);
 };
-
-const { buildApp } = await load("app.js");
-const { loadConfig } = await load("config.js");
-const { createOrganizationWithOwner } = await load("services/organizations.js");
 
 const postgresUrl = process.env.SCALE_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const redisUrl = process.env.SCALE_REDIS_URL ?? "redis://127.0.0.1:6379";

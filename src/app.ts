@@ -70,6 +70,7 @@ import { createExpiryRecorder, type ExpiryRecorder } from "./services/expiry-rec
 import { createKeyService, type KeyService } from "./services/key-service.js";
 import { createLastUseRecorder, type LastUseRecorder } from "./services/last-use.js";
 import { createLeakResponse, type LeakResponse } from "./services/leak-response.js";
+import { createOrganizationLimitsView } from "./services/organization-limits.js";
 import { createPlanService, type PlanService } from "./services/plans.js";
 import { createProvisioning, type Provisioning } from "./services/provisioning.js";
 import { createGroupCatalog, type GroupCatalog } from "./services/rate-limit-groups.js";
@@ -145,6 +146,8 @@ export interface Services {
   redisHealth?: () => RedisTopologyHealth;
   /** Stops the background work the services started themselves (the topology monitor). */
   close(): void;
+  /** Closes the database every store shares (no store closes it): last, when the app stops. */
+  closeDatabase(): Promise<void>;
 }
 
 /**
@@ -189,14 +192,19 @@ export async function createServices(
   });
   const store = coherence.keys;
   const hasher = createSecretHasher(config.secretPepper);
-  shared?.onMasterLost(coherence.clear);
+  shared?.onMasterLost(() => coherence.clear());
   try {
     limiter = await createRateLimiter({
       redis: config.redisTopology,
       clock,
       log,
-      ...(shared ? { connection: shared.connection, replicaMissing: shared.monitor.replicaMissing } : {}),
-      onRecover: coherence.clear,
+      ...(shared
+        ? {
+            connection: shared.connection,
+            replicaMissing: (key: string) => shared.monitor.replicaMissing(key),
+          }
+        : {}),
+      onRecover: () => coherence.clear(),
       outagePolicy: config.limiterOutage,
       deadlineMs: config.redisDeadlineMs,
       outageAfterMs: config.redisOutageAfterMs,
@@ -207,7 +215,7 @@ export async function createServices(
   } catch (error) {
     shared?.monitor.close();
     redis?.disconnect();
-    await store.close();
+    await stores.close();
     throw error;
   }
   const sharedLimiter = limiter;
@@ -288,7 +296,12 @@ export async function createServices(
     resources: createResourceServices({ store: stores.resources, clock }),
     awsExternalIds: createAwsExternalIdService(stores.resources),
     idempotency,
-    consoleUsers: createConsoleUserService({ store: stores.console, keys: store, clock }),
+    consoleUsers: createConsoleUserService({
+      store: stores.console,
+      keys: store,
+      clock,
+      passwordCost: config.passwordCost,
+    }),
     consoleStore: stores.console,
     secretHandoffs: createSecretHandoffs(stores.secretHandoffs, clock),
     mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
@@ -302,8 +315,9 @@ export async function createServices(
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
     ...(redisHealth ? { redisHealth } : {}),
-    cacheSizes: coherence.cacheSizes,
+    cacheSizes: () => coherence.cacheSizes(),
     close: () => shared?.monitor.close(),
+    closeDatabase: () => stores.close(),
   };
 }
 
@@ -326,7 +340,7 @@ export interface LatchkeyApp {
   /** The forward-auth route table (LATCHKEY_ROUTES), for the start log. */
   routeTable: RouteTable;
   /** Writes the warnings held since the start (with `holdStartWarnings`); does nothing otherwise. */
-  releaseStartWarnings(): void;
+  releaseStartWarnings: () => void;
 }
 
 /** The log levels that write `info` lines, the access log's. */
@@ -418,7 +432,7 @@ export async function buildApp({
     await services.limiter.close();
     await services.lastUse.flush();
     await services.expiries.flush();
-    await services.store.close();
+    await services.closeDatabase();
     logger.flush();
   });
   // At `warn` and above its lines would be dropped: no hook at all then.
@@ -463,14 +477,32 @@ export async function buildApp({
       limiter: services.limiter,
       clock: services.clock,
       namespace: config.redisPrefix,
+      passwordCost: config.passwordCost,
     });
-    await app.register(consoleRoutes, { prefix: "/console", services, sessions });
+    await app.register(consoleRoutes, {
+      prefix: "/console",
+      sessions,
+      users: services.consoleUsers,
+      keys: services.keys,
+      secretHandoffs: services.secretHandoffs,
+      usage: services.usage,
+      limits: createOrganizationLimitsView({ store: services.store, rateLimit: services.rateLimit }),
+      audit: services.audit,
+      oauth: services.mcpOauth,
+      metrics: services.metrics,
+      clock: services.clock,
+    });
     await app.register(oauthRoutes, { oauth: services.mcpOauth });
   }
   if (scanningKeys) await app.register(secretScanningRoutes, { keys: scanningKeys, leaks: services.leaks });
   await app.register(mcpRoutes, {
     access: accessFor("mcp"),
-    tools: mcpTools(services),
+    tools: mcpTools({
+      resources: services.resources,
+      awsExternalIds: services.awsExternalIds,
+      usage: services.usage,
+      plans: services.plans,
+    }),
     allowedHosts: allowedHostnames(config.host, config.mcpAllowedHosts),
     maxBodyBytes: MAX_BODY_BYTES,
     // Sign-in and consent are console pages: without the console, /mcp takes Basic credentials only.

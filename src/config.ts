@@ -2,8 +2,12 @@ import { ajvFor } from "./validation/ajv.js";
 import { describeIssues, type InputIssue } from "./validation/issues.js";
 import { type Static, Type } from "typebox";
 import { cidrProblem } from "./domain/networks.js";
+import { type PasswordCost, PRODUCTION_PASSWORD_COST, TEST_PASSWORD_COST } from "./domain/passwords.js";
 import { parseRedisUrl, RedisUrlProblem, type RedisTopology } from "./redis/redis-url.js";
 import { withoutPassword } from "./store/database-location.js";
+
+/** LATCHKEY_PASSWORD_COST's one value below production's: cheap hashes for test suites only. */
+const INSECURE_TEST_COST = "insecure-test";
 
 /** Every setting latchkey reads from the environment; the only place `process.env` is read. */
 const ConfigSchema = Type.Object({
@@ -77,6 +81,12 @@ const ConfigSchema = Type.Object({
   LATCHKEY_LIMITER_OUTAGE: Type.Union([Type.Literal("local"), Type.Literal("refuse")], { default: "local" }),
   LATCHKEY_SECRET_SCANNING_KEYS: Type.Optional(Type.String({ minLength: 1 })),
   LATCHKEY_LEAKED_KEYS: Type.Union([Type.Literal("disable"), Type.Literal("flag")], { default: "disable" }),
+  // Never below production's 15, except the test setting, whose name says what it is.
+  LATCHKEY_PASSWORD_COST: Type.String({
+    pattern: `^(1[5-9]|20|${INSECURE_TEST_COST})$`,
+    default: String(PRODUCTION_PASSWORD_COST),
+    description: `an integer from ${PRODUCTION_PASSWORD_COST} to 20, or ${INSECURE_TEST_COST} in a test suite only`,
+  }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -199,6 +209,11 @@ export interface Config {
   secretScanningKeysFile: string | undefined;
   /** What a reported leak does to its key (LATCHKEY_LEAKED_KEYS): `disable` it, or only `flag` it. */
   leakedKeys: "disable" | "flag";
+  /**
+   * log2 of scrypt's N for new console password hashes (LATCHKEY_PASSWORD_COST): 15 (the default) to
+   * 20; `insecure-test` (2^10) only in test suites, which hash hundreds of passwords.
+   */
+  passwordCost: PasswordCost;
 }
 
 // Environment variables are text: the `text` rules coerce "8080" to 8080 and fill in the defaults.
@@ -212,7 +227,8 @@ const URL_VARIABLES = new Set(["LATCHKEY_DATABASE_URL", "LATCHKEY_REDIS_URL"]);
 /** "LATCHKEY_LOG_LEVEL is 'verbose'; use one of fatal, error, ...": the variable, its value, what fits. */
 function configProblem(issue: InputIssue): string {
   const name = issue.path.slice(1) || "configuration";
-  const value = String(issue.value ?? "");
+  // Text, or a number Ajv coerced it to (PORT=99999); the environment holds nothing else.
+  const value = typeof issue.value === "string" || typeof issue.value === "number" ? String(issue.value) : "";
   const given = SECRET_VARIABLES.has(name)
     ? `is ${value.length} characters long`
     : `is '${URL_VARIABLES.has(name) ? withoutPassword(value) : value}'`;
@@ -230,7 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     const problems = describeIssues(validate.errors ?? []).map(configProblem);
     throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }
-  const config = raw as RawConfig;
+  const config = raw;
   const trustedProxies = (config.LATCHKEY_TRUSTED_PROXIES ?? "")
     .split(",")
     .map((cidr) => cidr.trim())
@@ -281,6 +297,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     limiterOutage: config.LATCHKEY_LIMITER_OUTAGE,
     secretScanningKeysFile: config.LATCHKEY_SECRET_SCANNING_KEYS,
     leakedKeys: config.LATCHKEY_LEAKED_KEYS,
+    passwordCost:
+      config.LATCHKEY_PASSWORD_COST === INSECURE_TEST_COST
+        ? TEST_PASSWORD_COST
+        : Number(config.LATCHKEY_PASSWORD_COST),
   });
 }
 

@@ -162,3 +162,14 @@ test("LATCHKEY_TRUSTED_PROXIES is a comma-separated list of CIDRs, none by defau
     /Invalid configuration: LATCHKEY_TRUSTED_PROXIES: "10.0.0.1" is not a CIDR/,
   );
 });
+
+test("LATCHKEY_PASSWORD_COST is production's 15 by default, may be raised, never lowered but by the named test setting", () => {
+  expect(loadConfig({}).passwordCost).toBe(15);
+  expect(loadConfig({ LATCHKEY_PASSWORD_COST: "17" }).passwordCost).toBe(17);
+  expect(loadConfig({ LATCHKEY_PASSWORD_COST: "insecure-test" }).passwordCost).toBe(10);
+  for (const weaker of ["14", "10", "1", "0", "21", "test"]) {
+    expect(() => loadConfig({ LATCHKEY_PASSWORD_COST: weaker })).toThrow(
+      `LATCHKEY_PASSWORD_COST is '${weaker}'; use an integer from 15 to 20, or insecure-test in a test suite only`,
+    );
+  }
+});

@@ -6,15 +6,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./ready.mjs";
+import { internalsOf } from "../lib/in-process.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
-const load = (module) => import(pathToFileURL(join(dist, module)).href);
-
-const { buildApp } = await load("app.js");
-const { loadConfig } = await load("config.js");
-const { createOrganizationWithOwner } = await load("services/organizations.js");
+const latchkey = await internalsOf(dist);
+const { buildApp, loadConfig, createOrganizationWithOwner } = latchkey;
 
 const directory = mkdtempSync(join(tmpdir(), "latchkey-bench-"));
 const logging = await benchLogging(join(directory, "latchkey.log"));
@@ -62,17 +59,13 @@ async function authorizeTargets(target, authorization) {
 /**
  * Routes that each do a prefix of the real route's work, on the same Fastify instance (same logger,
  * request ids, hooks and error handler). Differences in server CPU per request between them attribute
- * the real route's cost. They reach into dist/ internals, so a refactor of src/ may need them updated.
+ * the real route's cost. They reach into latchkey's internals through src/bench-api.ts, which the type checker holds.
  */
 async function addBreakdownRoutes(target, authorization) {
-  const { authenticate } = await load("services/authenticate.js");
-  const { KEY_OPERATIONS, missingPermission } = await load("services/operations.js");
-  const { grantAllows } = await load("domain/permissions.js");
+  const { authenticate, KEY_OPERATIONS, missingPermission, grantAllows, toKeyResponse, KeyRecord } = latchkey;
   const assertHasPermission = (caller, permission) => {
     if (!grantAllows(caller, permission)) throw missingPermission(permission);
   };
-  const { toKeyResponse } = await load("http/key-response.js");
-  const { KeyRecord } = await load("http/schemas.js");
   const { store, hasher, rateLimit } = services;
   const policy = KEY_OPERATIONS.getKey;
   const record = toKeyResponse(target, Date.now());
@@ -91,7 +84,8 @@ async function addBreakdownRoutes(target, authorization) {
     return record;
   });
   app.get("/bench/read/:id", { schema: { hide: true, response: { 200: KeyRecord } } }, async (request) => {
-    const key = await store.findKey(target.orgId, request.params.id);
+    const { id } = /** @type {{ id: string }} */ (request.params);
+    const key = await store.findKey(target.orgId, id);
     if (!key) throw new Error("bench: key not found");
     return toKeyResponse(key, Date.now());
   });

@@ -5,16 +5,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { printReady, stopOnSignal } from "./ready.mjs";
+import { internalsOf } from "../lib/in-process.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
-const load = (module) => import(pathToFileURL(join(dist, module)).href);
+const latchkey = await internalsOf(dist);
+const { buildApp, loadConfig, createOrganizationWithOwner } = latchkey;
 const routes = new URL("../../examples/routes.json", import.meta.url).pathname;
-
-const { buildApp } = await load("app.js");
-const { loadConfig } = await load("config.js");
-const { createOrganizationWithOwner } = await load("services/organizations.js");
 
 const directory = mkdtempSync(join(tmpdir(), "latchkey-bench-platform-"));
 const config = loadConfig({

@@ -1,6 +1,6 @@
 // The small protocol between bench/run.mjs and its server processes.
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import { internalsOf } from "../lib/in-process.mjs";
 
 /**
  * Prints the one JSON line run.mjs waits for: the port and, per target, its path and headers (and,
@@ -53,7 +53,7 @@ export async function seedBenchOrganization(services, createOrganizationWithOwne
 export async function benchLogging(file) {
   const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
   // The destination of the build measured; a build older than logDestination gets pino's plain one.
-  const { logDestination } = await import(pathToFileURL(join(dist, "http/logger-options.js")).href);
+  const { logDestination } = await internalsOf(dist);
   const { default: pino } = await import("pino");
   const destination = logDestination ?? ((dest) => pino.destination({ dest, sync: false }));
   return {

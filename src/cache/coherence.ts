@@ -1,27 +1,15 @@
 import type { RedisClient } from "../redis/connection.js";
 import { LAST_USE_INTERVAL_MS } from "../services/last-use.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { KeyStore } from "../store/key-store.js";
 import type { Stores } from "../store/open-database.js";
 import type { WarningLog } from "../warning-log.js";
+import type { CallerCache } from "./caller-cache.js";
 import { createRecordVersions, type RecordVersions } from "./record-versions.js";
 import { withVersionedOrganizationWrites, withVersionedWrites } from "./redis-record-versions.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import { type CachedRecord, type CacheReadOutcome, withVersionCachedKeys } from "./version-cached-keys.js";
 
-/**
- * The one thing the access decision knows of the caches: a caller's key that a cache holds but that
- * only the limiter can confirm, in the same call that counts the request (README.md). Where the key
- * store's own reads are exact (SQLite), or nothing is cached, there is none.
- */
-export interface CallerCache {
-  /**
-   * The cached key of `apiId` and the record version it was read at, or undefined (none held, or the
-   * limiter cannot confirm versions now). Never trust it before the limiter confirmed the version.
-   */
-  peek(apiId: string): { key: ApiKeyRecord; version: number } | undefined;
-  /** Drops the entry of `apiId` (its version was stale, or it led to a refusal). */
-  forget(apiId: string): void;
-}
+export type { CallerCache } from "./caller-cache.js";
 
 /** How a process's key store stays exact, whichever the backend (README.md). */
 export interface Coherence {
@@ -71,7 +59,7 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
       keys: stores.keys,
       organizations: stores.organizations,
       clear: () => {},
-      cacheSizes: stores.cacheSizes,
+      cacheSizes: () => stores.cacheSizes(),
     };
   }
   const writes = {
@@ -102,7 +90,7 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     organizations,
     versions,
     callers: cached.callers,
-    clear: cached.clear,
-    cacheSizes: cached.cacheSizes,
+    clear: () => cached.clear(),
+    cacheSizes: () => cached.cacheSizes(),
   };
 }

@@ -2,7 +2,7 @@ import type { RecordVersions } from "./record-versions.js";
 import { createVersionedCache } from "./versioned-cache.js";
 import { frozen } from "./exact-cache.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
-import type { CallerCache } from "./coherence.js";
+import type { CallerCache } from "./caller-cache.js";
 
 export interface VersionCachedKeysOptions {
   versions: RecordVersions;

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
+import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
 import { CONSOLE_ROLES, isConsoleRole } from "../domain/console-roles.js";
 import { LatchkeyError } from "../domain/errors.js";
@@ -30,7 +31,12 @@ function withUsers<T>(work: (users: ConsoleUserService, store: ConsoleStore) => 
   return withStores((stores) =>
     asUsage(() =>
       work(
-        createConsoleUserService({ store: stores.console, keys: stores.keys, clock: systemClock }),
+        createConsoleUserService({
+          store: stores.console,
+          keys: stores.keys,
+          clock: systemClock,
+          passwordCost: loadConfig().passwordCost,
+        }),
         stores.console,
       ),
     ),
@@ -104,7 +110,7 @@ export function registerUserCommands(program: Command): void {
           email: m.email,
           org_id: m.orgId,
           org_name: m.orgName,
-          role: m.role as string | null,
+          role: m.role,
           two_factor: m.twoFactor,
           created_at: iso(m.createdAt),
         })),

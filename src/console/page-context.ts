@@ -3,10 +3,13 @@ import { canManageKeys, canManageMembers, KEY_MANAGER_GRANT, userActor } from ".
 import { LatchkeyError } from "../domain/errors.js";
 import { organizationDisabled } from "../domain/organization-state.js";
 import type { Caller } from "../services/key-service.js";
+import type { ConsoleUserService } from "../services/console-users.js";
 import type { HandoffSession } from "../services/secret-handoffs.js";
-import type { ConsoleStore } from "../store/console-store.js";
 import type { PageContext } from "./layout.js";
 import { signedIn } from "./request-guard.js";
+
+/** Where every page finds the signed-in user's organizations and roles. */
+export type Memberships = Pick<ConsoleUserService, "membershipsOf">;
 
 /**
  * The signed-in user's view of one organization. An organization the user is not a member of is
@@ -14,11 +17,11 @@ import { signedIn } from "./request-guard.js";
  */
 export async function pageContext(
   request: FastifyRequest,
-  store: ConsoleStore,
+  users: Memberships,
   orgId: string,
 ): Promise<PageContext> {
   const session = signedIn(request);
-  const memberships = await store.membershipsOf(session.user.id);
+  const memberships = await users.membershipsOf(session.user.id);
   const current = memberships.find((m) => m.orgId === orgId);
   if (!current) throw new LatchkeyError("not_found", "No such organization among yours.");
   if (current.organizationDisabled) throw organizationDisabled();

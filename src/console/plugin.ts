@@ -1,8 +1,17 @@
+import fastifyCookie from "@fastify/cookie";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
-import type { Services } from "../app.js";
 import { LatchkeyError } from "../domain/errors.js";
 import { toLatchkeyError } from "../http/error-handler.js";
+import type { Clock } from "../domain/clock.js";
+import type { LatchkeyMetrics } from "../metrics/metrics.js";
+import type { AuditLog } from "../services/audit-log.js";
 import type { ConsoleSessions } from "../services/console-sessions.js";
+import type { ConsoleUserService } from "../services/console-users.js";
+import type { KeyService } from "../services/key-service.js";
+import type { McpOauth } from "../services/mcp-oauth.js";
+import type { OrganizationLimitsView } from "../services/organization-limits.js";
+import type { SecretHandoffs } from "../services/secret-handoffs.js";
+import type { UsageService } from "../services/usage.js";
 import { connectionPages } from "./pages/connections.js";
 import { consentPages } from "./pages/oauth-consent.js";
 import { type ConsoleAsset, consoleAssets } from "./assets.js";
@@ -44,18 +53,38 @@ function serveAsset(app: FastifyInstance, asset: ConsoleAsset): void {
 }
 
 /**
+ * What the console's pages use, and nothing else: the same services as REST and the CLI (no store:
+ * pages never read one directly), each page handed the few it needs.
+ */
+export interface ConsoleOptions {
+  sessions: ConsoleSessions;
+  /** Console users and memberships: the members and account pages, and every page's organization. */
+  users: ConsoleUserService;
+  keys: KeyService;
+  /** A new or rolled secret handed from its POST to the page the browser is redirected to, once. */
+  secretHandoffs: SecretHandoffs;
+  usage: UsageService;
+  limits: OrganizationLimitsView;
+  audit: AuditLog;
+  /** MCP connections: the connections page and the OAuth consent page. */
+  oauth: McpOauth;
+  /** Counts sign-in outcomes; null with LATCHKEY_METRICS=off. */
+  metrics: LatchkeyMetrics | null;
+  clock: Clock;
+}
+
+/**
  * The console at `/console` (docs/console.md): server-rendered pages over the same services as
  * REST. Its own body parser (forms), error pages and headers live in this scope only.
  */
-export async function consoleRoutes(
-  app: FastifyInstance,
-  options: { services: Services; sessions: ConsoleSessions },
-): Promise<void> {
-  const { services, sessions } = options;
+export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
+  const { sessions, users, keys, secretHandoffs, usage, limits, audit, oauth, metrics, clock } = options;
   // Pages for people, not operations of the API: kept out of the OpenAPI document.
   app.addHook("onRoute", (route) => {
     route.schema = { ...route.schema, hide: true };
   });
+  // The session cookie is read by the ecosystem's parser; session-cookie.ts writes its one header.
+  await app.register(fastifyCookie);
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
     { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
@@ -76,12 +105,12 @@ export async function consoleRoutes(
 
   const assets = consoleAssets();
   for (const asset of [assets.style, assets.script, ...assets.icons]) serveAsset(app, asset);
-  await app.register(signInRoutes, { sessions, metrics: services.metrics });
+  await app.register(signInRoutes, { sessions, metrics });
 
   await app.register(async (scope) => {
     guardSignedInRoutes(scope, sessions);
     scope.get("/", async (request, reply) => {
-      const [first] = await services.consoleStore.membershipsOf(signedIn(request).user.id);
+      const [first] = await users.membershipsOf(signedIn(request).user.id);
       if (first) return reply.redirect(`/console/orgs/${first.orgId}/keys`, 303);
       const page = plainPage(
         "No organization yet",
@@ -95,13 +124,13 @@ export async function consoleRoutes(
         throw new LatchkeyError("not_found", "No such organization among yours.");
       return reply.redirect(`/console/orgs/${org}/keys`, 303);
     });
-    await scope.register(accountPages, { services, sessions });
-    await scope.register(keyPages, services);
-    await scope.register(usagePages, services);
-    await scope.register(limitPages, services);
-    await scope.register(auditPages, services);
-    await scope.register(memberPages, services);
-    await scope.register(connectionPages, services);
-    await scope.register(consentPages, services);
+    await scope.register(accountPages, { users, sessions });
+    await scope.register(keyPages, { keys, users, clock, secretHandoffs });
+    await scope.register(usagePages, { usage, users, clock });
+    await scope.register(limitPages, { limits, users });
+    await scope.register(auditPages, { audit, users });
+    await scope.register(memberPages, { users });
+    await scope.register(connectionPages, { oauth, users });
+    await scope.register(consentPages, { oauth, users });
   });
 }

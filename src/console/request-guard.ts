@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { sameStringInConstantTime } from "../domain/credentials.js";
 import { LatchkeyError } from "../domain/errors.js";
 import type { ConsoleSessions, SignedIn } from "../services/console-sessions.js";
-import { readCookie, sessionCookieName } from "./session-cookie.js";
+import { sessionToken } from "./session-cookie.js";
 
 const signedInOf = new WeakMap<FastifyRequest, SignedIn>();
 
@@ -48,7 +48,7 @@ export function guardSignedInRoutes(scope: FastifyInstance, sessions: ConsoleSes
   scope.addHook("preHandler", async (request, reply) => {
     const changing = request.method !== "GET" && request.method !== "HEAD";
     if (changing) assertSameOrigin(request);
-    const session = await sessions.resolve(readCookie(request, sessionCookieName(request)));
+    const session = await sessions.resolve(sessionToken(request));
     if (!session) {
       if (changing) throw new LatchkeyError("unauthorized", "Your session has ended: sign in again.");
       return reply.redirect(`/console/sign-in?next=${encodeURIComponent(request.url)}`, 303);

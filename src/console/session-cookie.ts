@@ -11,14 +11,9 @@ export function sessionCookieName(request: FastifyRequest): string {
   return servedOverHttps(request) ? "__Host-latchkey_session" : "latchkey_session";
 }
 
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const index = part.indexOf("=");
-    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
-  }
-  return undefined;
+/** The session token the browser sent, as parsed by @fastify/cookie (registered in plugin.ts). */
+export function sessionToken(request: FastifyRequest): string | undefined {
+  return request.cookies[sessionCookieName(request)];
 }
 
 function cookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {

@@ -97,8 +97,6 @@ export function isKeyId(value: string): boolean {
  */
 export type SecretScheme = "server" | "sha256";
 
-export const SECRET_SCHEMES: readonly SecretScheme[] = ["server", "sha256"];
-
 /**
  * Hashes secrets for storage: SHA-256, or HMAC-SHA-256 when the operator configured a pepper, so that a
  * stolen database alone does not allow offline guessing.

@@ -5,10 +5,20 @@ import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
  * parameters, `scrypt$N$r$p$salt$hash`, so that they can be raised later without losing old hashes.
  * N = 2^15 with r = 8 takes 32 MiB and some 50 ms per attempt: cheap for one sign-in, dear for a guesser.
  */
-const N = 2 ** 15;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
+
+/**
+ * How dear new hashes are: log2 of scrypt's N (LATCHKEY_PASSWORD_COST, docs/configuration.md). The
+ * production cost is the least a deployment may choose; only a test suite may go below it, by naming
+ * the test setting, so that its hundreds of sign-ins do not spend minutes hashing.
+ */
+export type PasswordCost = number;
+/** N = 2^15: the default, and the floor of every setting but the test one. */
+export const PRODUCTION_PASSWORD_COST: PasswordCost = 15;
+/** N = 2^10 (1 MiB, under a millisecond): `LATCHKEY_PASSWORD_COST=insecure-test`, for tests only. */
+export const TEST_PASSWORD_COST: PasswordCost = 10;
 
 /** Shortest accepted password: long enough that a throttled guesser gets nowhere. */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -31,10 +41,14 @@ export function passwordProblem(password: string): string | undefined {
   return undefined;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(
+  password: string,
+  cost: PasswordCost = PRODUCTION_PASSWORD_COST,
+): Promise<string> {
+  const n = 2 ** cost;
   const salt = randomBytes(16);
-  const hash = await derive(password, salt, N, R, P);
-  return `scrypt$${N}$${R}$${P}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
+  const hash = await derive(password, salt, n, R, P);
+  return `scrypt$${n}$${R}$${P}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
 }
 
 /** Compares in constant time; a malformed stored hash never matches. */
@@ -47,11 +61,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /**
- * A hash of no one's password, checked when the email is unknown, so that the answer takes as long
- * as for a wrong password and says nothing about which emails exist.
+ * A hash of no one's password at the cost new hashes are made with, checked when the email is unknown,
+ * so that the answer takes as long as for a wrong password and says nothing about which emails exist.
  */
-let decoy: Promise<string> | undefined;
-export function decoyPasswordHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(24).toString("base64url"));
+const decoys = new Map<PasswordCost, Promise<string>>();
+export function decoyPasswordHash(cost: PasswordCost = PRODUCTION_PASSWORD_COST): Promise<string> {
+  let decoy = decoys.get(cost);
+  if (!decoy) {
+    decoy = hashPassword(randomBytes(24).toString("base64url"), cost);
+    decoys.set(cost, decoy);
+  }
   return decoy;
 }

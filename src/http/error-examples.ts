@@ -14,7 +14,7 @@ import { databaseUnavailable } from "../store/database-errors.js";
 import { errorBody } from "./error-handler.js";
 import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
 import { headersTooLarge, requestTimeout, shuttingDown, uriTooLong } from "./server-errors.js";
-import type { ErrorBody } from "./schemas.js";
+import type { ErrorBody } from "./error-body.js";
 
 /**
  * One example error per code for the OpenAPI document, rendered by the one renderer from the messages

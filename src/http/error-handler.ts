@@ -5,7 +5,7 @@ import { invalidRequestFromSchema } from "../validation/issues.js";
 import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
 import { asDatabaseError } from "../store/database-errors.js";
 import { WWW_AUTHENTICATE } from "./decision-headers.js";
-import type { ErrorBody } from "./schemas.js";
+import type { ErrorBody } from "./error-body.js";
 
 const STATUS_PHRASES: Record<number, string> = {
   400: "Bad Request",

@@ -41,7 +41,7 @@ export function jsonBodyParser(app: FastifyInstance) {
       value = JSON.parse(text);
     } catch {
       // Fastify's parser words the syntax error (with its position) as every JSON route reports it.
-      parseJson(request, text, done);
+      void parseJson(request, text, done);
       return;
     }
     const member = findDangerousMember(value);

@@ -13,7 +13,7 @@ const OPERATION_ID = /^[a-z][A-Za-z0-9]*$/;
  * must exist, follow one style and never change. A route without one fails at start, naming itself.
  */
 function requireOperationId(route: RouteOptions): void {
-  const schema = route.schema as { hide?: boolean; operationId?: string } | undefined;
+  const schema = route.schema;
   if (!schema || schema.hide) return;
   const where = `${String(route.method)} ${route.url}`;
   if (!schema.operationId) {
@@ -41,7 +41,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addHook("onRoute", requireOperationId);
   await app.register(swagger, {
     // Named schemas nested in a route schema become components under their own name, not `def-N`.
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
+    },
     // ...and so do the named schemas at the top of a body or response.
     transformObject: (document) =>
       withMetadataFilter(hoistNamedSchemas("openapiObject" in document ? document.openapiObject : {})),

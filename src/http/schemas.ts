@@ -5,19 +5,15 @@ import { MAX_METADATA_MEMBERS, MAX_METADATA_VALUE_LENGTH } from "../domain/key-m
 import { MAX_ALLOWED_CIDRS } from "../domain/networks.js";
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from "../domain/key-lifecycle.js";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
+import { ErrorBody } from "./error-body.js";
 import { errorExample } from "./error-examples.js";
+import { named } from "./schema-names.js";
 
 /**
  * The wire shapes, defined once: Fastify validates with them, TypeScript infers from them, and
  * @fastify/swagger publishes them as the OpenAPI document.
  */
-/**
- * The options that make a schema a named component of the OpenAPI document
- * (`#/components/schemas/<name>`): generated clients get a type of that name. Names are unique.
- */
-export function named(name: string, description: string) {
-  return { $id: name, title: name, description };
-}
+export { named } from "./schema-names.js";
 
 /**
  * A string of at most `maxLength` characters, or null. Written as `type: ["string", "null"]` rather than
@@ -294,26 +290,7 @@ export const KeyList = Type.Object(
 /** The empty answer of a disable: documented as 204 so that generated clients expect no body. */
 export const NoContent = Type.Null({ description: "The key is disabled (or already was). No body." });
 
-/** The one error body (docs/troubleshooting.md); `validation_errors` only on input errors. */
-export const ErrorBody = Type.Object(
-  {
-    statusCode: Type.Integer(),
-    error: Type.String({ description: "The HTTP status phrase." }),
-    message: Type.String(),
-    code: Type.String({ enum: Object.keys(ERROR_STATUS), description: "Machine-readable error code." }),
-    validation_errors: Type.Optional(
-      Type.Array(
-        Type.Object(
-          { path: Type.String({ description: "JSON pointer" }), message: Type.String() },
-          named("ValidationError", "One offending member of the request."),
-        ),
-      ),
-    ),
-  },
-  named("ErrorBody", "The body of every error response."),
-);
-
-export type ErrorBody = Static<typeof ErrorBody>;
+export { ErrorBody } from "./error-body.js";
 
 const CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 

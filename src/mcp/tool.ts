@@ -21,5 +21,5 @@ export interface McpTool<S extends TObject = TObject> {
 
 /** Keeps the input type of `run` tied to the schema, so a tool cannot read an argument it never declared. */
 export function defineTool<S extends TObject>(tool: McpTool<S>): McpTool {
-  return tool as unknown as McpTool;
+  return tool;
 }

@@ -115,7 +115,7 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
     }
   }
 
-  const timer = setInterval(check, options.checkIntervalMs ?? 500);
+  const timer = setInterval(() => void check(), options.checkIntervalMs ?? 500);
   timer.unref();
   if (degraded) {
     log.warn(

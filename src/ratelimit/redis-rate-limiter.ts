@@ -186,6 +186,7 @@ export function createRedisRateLimiter(
           },
           (error: unknown) => {
             // A timed-out attempt leaves the decision to the others and to the deadline.
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the attempt's own failure, as it came
             if (!isTimeout(error) && !tolerateFailover) settle(() => reject(error));
           },
         );

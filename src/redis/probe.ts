@@ -126,6 +126,7 @@ async function probe(topology: RedisTopology, replicasAck: boolean): Promise<voi
         if (master === null) throw new Error(`this sentinel monitors no master named '${name}'`);
         const listed = (await redis.call("SENTINEL", "REPLICAS", name)) as unknown[][];
         return listed.filter((fields) => {
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a field of Redis' reply: text
           const flags = String(fields[fields.indexOf("flags") + 1] ?? "");
           return !/s_down|o_down|disconnected/.test(flags);
         }).length;

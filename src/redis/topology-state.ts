@@ -44,7 +44,8 @@ export async function readClusterShards(cluster: RedisClient, askedHost?: string
     shards.push({
       // A node that never met another does not know its own address: it is the one asked.
       master: master
-        ? `${String(master.endpoint || master.ip || askedHost)}:${String(master.port)}`
+        ? // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fields of Redis' reply: text
+          `${String(master.endpoint || master.ip || askedHost)}:${String(master.port)}`
         : "(none)",
       masterUp: master?.health === "online",
       replicasOnline: nodes.filter((node) => node.role === "replica" && node.health === "online").length,

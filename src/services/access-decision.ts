@@ -7,7 +7,7 @@ import { grantAllows, type Permission } from "../domain/permissions.js";
 import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } from "../domain/plan.js";
 import { rateLimitMessage } from "../domain/rate-limit-groups.js";
 import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { ApiKeyRecord, ApiKeyStore } from "../store/key-store.js";
 import type { CallerCache } from "../cache/coherence.js";
 import { authenticate, credentialVerdict, parseBasicCredentials } from "./authenticate.js";
 import type { CreditLedger, CreditOutcome } from "./credits.js";
@@ -60,7 +60,7 @@ export interface AccessControl {
 }
 
 export interface AccessControlDeps {
-  keys: KeyStore;
+  keys: ApiKeyStore;
   hasher: SecretHasher;
   rateLimit: ManagementRateLimit;
   plans: PlanService;

@@ -1,6 +1,6 @@
 import { LatchkeyError } from "../domain/errors.js";
 import { organizationDisabled } from "../domain/organization-state.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { ApiKeyRecord, ApiKeyStore } from "../store/key-store.js";
 import type { SecretHasher } from "../domain/credentials.js";
 import { isExpired, secretWorks } from "../domain/key-lifecycle.js";
 
@@ -62,7 +62,7 @@ export function credentialVerdict(
  */
 export async function authenticate(
   header: string | undefined,
-  store: KeyStore,
+  store: Pick<ApiKeyStore, "findKeyByApiId">,
   hasher: Pick<SecretHasher, "matches">,
   moment: AuthenticationMoment,
 ): Promise<ApiKeyRecord> {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
 import { invalidRequest, LatchkeyError } from "../domain/errors.js";
-import { decoyPasswordHash, verifyPassword } from "../domain/passwords.js";
+import { decoyPasswordHash, type PasswordCost, verifyPassword } from "../domain/passwords.js";
 import { totpStep } from "../domain/totp.js";
 import type { RateLimiter } from "../ratelimit/rate-limiter.js";
 import { deploymentBucket } from "../redis/key-names.js";
@@ -71,10 +71,13 @@ export function createConsoleSessions(deps: {
   clock: Clock;
   /** Namespace of the limiter's buckets (LATCHKEY_REDIS_PREFIX). */
   namespace: string;
+  /** The cost users' hashes are made with (LATCHKEY_PASSWORD_COST), so the decoy takes as long. */
+  passwordCost?: PasswordCost;
 }): ConsoleSessions {
-  const { store, limiter, clock, namespace } = deps;
+  const { store, limiter, clock, namespace, passwordCost } = deps;
+  const decoy = () => decoyPasswordHash(passwordCost);
   // Hashed now, not on the first unknown email: that attempt would otherwise take twice as long.
-  void decoyPasswordHash();
+  void decoy();
   const bucket = (kind: string, id: string) => deploymentBucket(namespace, kind, id);
 
   async function admitAttempt(email: string, address: string) {
@@ -97,7 +100,7 @@ export function createConsoleSessions(deps: {
     async signIn({ email, password, code, address }) {
       await admitAttempt(email, address);
       const user = await store.findUserByEmail(email.trim());
-      const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyPasswordHash()));
+      const matches = await verifyPassword(password, user?.passwordHash ?? (await decoy()));
       // One answer for every wrong part, so that a right password is never confirmed without its code.
       const refused = () => new LatchkeyError("unauthorized", "Wrong email, password or two-factor code.");
       if (!user || !matches) throw refused();

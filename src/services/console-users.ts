@@ -4,10 +4,10 @@ import type { Clock } from "../domain/clock.js";
 import { type ConsoleRole, isConsoleRole, userActor } from "../domain/console-roles.js";
 import { randomBase62 } from "../domain/credentials.js";
 import { invalidRequest, LatchkeyError } from "../domain/errors.js";
-import { hashPassword, passwordProblem } from "../domain/passwords.js";
+import { hashPassword, type PasswordCost, passwordProblem } from "../domain/passwords.js";
 import { isTotpSecret, totpStep } from "../domain/totp.js";
 import type { ConsoleStore, ConsoleUser, Membership, MembershipView } from "../store/console-store.js";
-import type { KeyStore } from "../store/key-store.js";
+import type { OrganizationDirectory } from "../store/key-store.js";
 import { membershipSnapshot, userSnapshot } from "./audit-snapshots.js";
 import { newAuditId } from "./audit-trail.js";
 
@@ -50,6 +50,8 @@ export interface ConsoleUserService {
   }>;
   /** Every membership (or those of one organization), with email and organization name. */
   list(orgId?: string): Promise<MembershipView[]>;
+  /** The organizations a user is a member of, with the role in each (the console's switcher). */
+  membershipsOf(userId: string): Promise<MembershipView[]>;
   /** Users without any membership left, which `list` cannot show. */
   unattached(): Promise<ConsoleUser[]>;
   /** Removes the user's membership of `orgId`, or the whole user (sessions included) without it. */
@@ -81,10 +83,13 @@ export interface ConsoleUserService {
 
 export function createConsoleUserService(deps: {
   store: ConsoleStore;
-  keys: Pick<KeyStore, "findOrganization">;
+  keys: Pick<OrganizationDirectory, "findOrganization">;
   clock: Clock;
+  /** How dear new password hashes are (LATCHKEY_PASSWORD_COST); the production cost when absent. */
+  passwordCost?: PasswordCost;
 }): ConsoleUserService {
-  const { store, keys, clock } = deps;
+  const { store, keys, clock, passwordCost } = deps;
+  const hash = (password: string) => hashPassword(password, passwordCost);
 
   function entry(
     actor: string,
@@ -139,7 +144,7 @@ export function createConsoleUserService(deps: {
     if (problem) throw invalidRequest(`The new password ${problem}.`, "/password");
     // The snapshots name the user only: the trail says a password changed, never anything of it.
     const audit = entry(actor, "user.password.update", null, user.id, userSnapshot(user), userSnapshot(user));
-    if (!(await store.setPassword(user.id, await hashPassword(password), keepSession, audit))) {
+    if (!(await store.setPassword(user.id, await hash(password), keepSession, audit))) {
       throw new LatchkeyError("not_found", `No console user with email "${user.email}".`);
     }
   }
@@ -176,7 +181,7 @@ export function createConsoleUserService(deps: {
       const user: ConsoleUser = {
         id: `usr_${randomBase62(22)}`,
         email,
-        passwordHash: await hashPassword(password),
+        passwordHash: await hash(password),
         createdAt: now,
         totpSecret: null,
       };
@@ -193,6 +198,7 @@ export function createConsoleUserService(deps: {
     },
 
     list: (orgId) => store.listMemberships(orgId),
+    membershipsOf: (userId) => store.membershipsOf(userId),
 
     async unattached() {
       const attached = new Set((await store.listMemberships()).map((m) => m.userId));

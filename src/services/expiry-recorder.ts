@@ -1,6 +1,6 @@
 import { SYSTEM_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
-import type { ApiKeyRecord, KeyStore, LastUseTarget } from "../store/key-store.js";
+import type { ApiKeyRecord, KeyUseStore, LastUseTarget } from "../store/key-store.js";
 import { keySnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
 
@@ -25,7 +25,7 @@ export interface ExpiryRecorder {
 }
 
 export interface ExpiryRecorderOptions {
-  store: Pick<KeyStore, "recordExpiry" | "findUnrecordedExpiries">;
+  store: Pick<KeyUseStore, "recordExpiry" | "findUnrecordedExpiries">;
   clock: Clock;
   log: ExpiryLog;
   /** Told once per expiry, by the one node whose write recorded it (the metric). */

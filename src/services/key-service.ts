@@ -20,7 +20,7 @@ import {
   rolledSecrets,
 } from "../domain/key-lifecycle.js";
 import type { Grant, Permission } from "../domain/permissions.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { ApiKeyRecord, ApiKeyStore, LimitStore } from "../store/key-store.js";
 import { keySnapshot } from "./audit-snapshots.js";
 import { actorOf, auditOf } from "./audit-trail.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
@@ -84,7 +84,7 @@ export interface KeyService {
     respond?: (created: { key: ApiKeyRecord; secret: string }) => IdempotentResponse,
   ): Promise<{ key: ApiKeyRecord; secret: string }>;
   list(caller: Caller, request: ListKeysRequest): Promise<KeyPage>;
-  /** `seenVersion`: the organization's record version this request's decision observed (KeyStore.findKey). */
+  /** `seenVersion`: the organization's record version this request's decision observed (ApiKeyStore.findKey). */
   get(caller: Caller, id: string, seenVersion?: number): Promise<ApiKeyRecord>;
   /**
    * Replaces the spec's configuration; latchkey's own members (`allowed_cidrs`, `metadata`) change only
@@ -98,7 +98,7 @@ export interface KeyService {
 }
 
 export interface KeyServiceOptions {
-  store: KeyStore;
+  store: ApiKeyStore & Pick<LimitStore, "getLimits">;
   hasher: SecretHasher;
   clock: Clock;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from "../domain/clock.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { ApiKeyRecord, KeyUseStore } from "../store/key-store.js";
 
 /** Where failed writes are reported; the Fastify (pino) logger fits. */
 export interface LastUseLog {
@@ -18,7 +18,7 @@ export interface LastUseRecorder {
 }
 
 export interface LastUseOptions {
-  store: Pick<KeyStore, "touchLastUsed">;
+  store: Pick<KeyUseStore, "touchLastUsed">;
   clock: Clock;
   log: LastUseLog;
   /** The precision of `last_used_at`: one write per key per interval at most (60 s). */

@@ -2,7 +2,7 @@ import type { AuditOf } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { hasValidSecretChecksum, type SecretHasher, storedHashesOf } from "../domain/credentials.js";
 import { LatchkeyError } from "../domain/errors.js";
-import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { ApiKeyRecord, ApiKeyStore } from "../store/key-store.js";
 import { keySnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
 
@@ -30,7 +30,7 @@ export interface LeakLabel {
 }
 
 export interface LeakResponseOptions {
-  store: KeyStore;
+  store: ApiKeyStore;
   hasher: SecretHasher;
   clock: Clock;
   /** LATCHKEY_LEAKED_KEYS: disable the key, or only mark it `leaked_at`. */

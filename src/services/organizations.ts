@@ -3,7 +3,13 @@ import { OPERATOR_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
 import type { IdempotentResponse } from "../store/idempotency-store.js";
-import type { ApiKeyRecord, KeyStore, Organization } from "../store/key-store.js";
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  LimitStore,
+  Organization,
+  OrganizationDirectory,
+} from "../store/key-store.js";
 import { organizationSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
 import { type Caller, createKeyService } from "./key-service.js";
@@ -22,7 +28,11 @@ export interface OrganizationWithOwner {
  * are recorded in the audit trail with `actor` (`operator` or `bootstrap`).
  */
 export async function createOrganizationWithOwner(
-  deps: { store: KeyStore; hasher: SecretHasher; clock: Clock },
+  deps: {
+    store: OrganizationDirectory & ApiKeyStore & Pick<LimitStore, "getLimits">;
+    hasher: SecretHasher;
+    clock: Clock;
+  },
   name: string,
   actor: string = OPERATOR_ACTOR,
 ): Promise<OrganizationWithOwner> {
@@ -48,7 +58,7 @@ export async function createOrganizationWithOwner(
  * `api_key.create` by `actor`. Null or blank `name` and `description` take the defaults.
  */
 export async function mintOwnerKey(
-  deps: { store: KeyStore; hasher: SecretHasher; clock: Clock },
+  deps: { store: ApiKeyStore & Pick<LimitStore, "getLimits">; hasher: SecretHasher; clock: Clock },
   orgId: string,
   actor: string,
   text: { name?: string | null | undefined; description?: string | null | undefined } = {},

@@ -95,3 +95,9 @@ export function asDatabaseError(error: unknown): unknown {
 export function isDatabaseUnavailable(error: unknown): boolean {
   return error instanceof LatchkeyError && error.code === "database_unavailable";
 }
+
+/** A unique index refused the row: PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}

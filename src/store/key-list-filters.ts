@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
 import { permissionPattern } from "./key-rows.js";
 import type { ListKeysQuery } from "./key-store.js";
 import type { ApiKeysTable, Database } from "./schema.js";
+import { SQLITE, type StoreDialect } from "./dialect.js";
 
 /**
  * The list's latchkey filters (`metadata[<name>]=<value>`, `name_prefix`). A metadata filter drives
@@ -43,15 +44,16 @@ const NARROW_PREFIX = 1000;
  */
 export function namePrefixConditions(
   prefix: string | undefined,
-  postgres: boolean,
+  dialect: StoreDialect,
   useIndex = true,
 ): RawBuilder<SqlBool>[] {
   if (prefix === undefined || prefix === "") return [];
-  const name = postgres
-    ? sql`api_keys.name collate "C"`
-    : useIndex
-      ? sql`api_keys.name`
-      : sql`+api_keys.name`;
+  const name =
+    dialect.name === "postgres"
+      ? sql`api_keys.name collate "C"`
+      : useIndex
+        ? sql`api_keys.name`
+        : sql`+api_keys.name`;
   const end = endOfPrefix(prefix);
   return [sql<SqlBool>`${name} >= ${prefix}`, ...(end === undefined ? [] : [sql<SqlBool>`${name} < ${end}`])];
 }
@@ -63,7 +65,7 @@ export function namePrefixConditions(
  * has none, so it is asked here.
  */
 export async function isNarrowPrefix(db: Kysely<Database>, orgId: string, prefix: string): Promise<boolean> {
-  const range = namePrefixConditions(prefix, false);
+  const range = namePrefixConditions(prefix, SQLITE);
   let probe = db
     .selectFrom("api_keys")
     .select(sql`1`.as("one"))
@@ -80,7 +82,7 @@ export async function listKeysByMetadata(
   db: Kysely<Database>,
   orgId: string,
   query: ListKeysQuery,
-  postgres: boolean,
+  dialect: StoreDialect,
 ): Promise<ApiKeysTable[]> {
   const [first, ...others] = Object.entries(query.withMetadata ?? {});
   if (!first) return [];
@@ -95,9 +97,10 @@ export async function listKeysByMetadata(
     .where("m.value", "=", first[1])
     .where("api_keys.org_id", "=", orgId);
   for (const [name, value] of others) {
-    select = select.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom("key_metadata as o")
+    select = select.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("key_metadata as o")
           .select(sql`1`.as("one"))
           .whereRef("o.key_id", "=", "api_keys.id")
           .where("o.name", "=", name)
@@ -119,7 +122,7 @@ export async function listKeysByMetadata(
       ]),
     );
   }
-  for (const condition of namePrefixConditions(query.namePrefix, postgres)) select = select.where(condition);
+  for (const condition of namePrefixConditions(query.namePrefix, dialect)) select = select.where(condition);
   const after = query.after;
   if (after)
     select = select.where(sql<SqlBool>`(m.created_at, m.key_id) < (${after.createdAt}, ${after.id})`);

@@ -123,10 +123,11 @@ export type ImportKeysResult =
 export type InsertKeyResult = { type: "created" } | { type: "quota_exceeded"; maxKeys: number };
 
 /**
- * Persistence of organizations, keys and operator overrides. Implementations must make the quota check
- * and the insert one atomic step, and run each `changeKey` decision against the row it then writes.
+ * Organizations as the key store knows them: created by the operator and the first start, read by the
+ * CLI and console. The provisioning API's full records (external id, disabled) are `OrganizationStore`
+ * (organization-store.ts).
  */
-export interface KeyStore {
+export interface OrganizationDirectory {
   /**
    * Creates an organization with no keys (and records `audit` in the same transaction); throws
    * `organization_name_taken` when another organization has the same name, ignoring case.
@@ -138,6 +139,10 @@ export interface KeyStore {
   findOrganization(id: string): Promise<Organization | undefined>;
   /** Whether any organization exists yet (first start detection). */
   hasOrganizations(): Promise<boolean>;
+}
+
+/** The operator's overrides of an organization: key quota, group allowances, longest key lifetime. */
+export interface LimitStore {
   /** Reads the operator overrides of one organization. */
   getLimits(orgId: string): Promise<OrganizationLimits>;
   /** Sets (or with null, clears) the key quota override; unaudited: operator changes use changeLimits. */
@@ -153,6 +158,10 @@ export interface KeyStore {
     changes: LimitChanges,
     audit?: AuditOf<OrganizationLimits>,
   ): Promise<OrganizationLimits | undefined>;
+}
+
+/** The keys: what the key service, imports, leak reports and the access decision read and write. */
+export interface ApiKeyStore {
   /**
    * Inserts a key unless the organization already holds its quota of keys, atomically; `audit` is
    * recorded in the same transaction, only when the key is created, and so is `response`, the first
@@ -197,6 +206,10 @@ export interface KeyStore {
     decide: (current: ApiKeyRecord) => ApiKeyRecord,
     audit?: AuditOf<ApiKeyRecord>,
   ): Promise<ApiKeyRecord | undefined>;
+}
+
+/** What using a key leaves behind: its last use, and its expiry recorded once. */
+export interface KeyUseStore {
   /**
    * Sets the key's last use to `at` unless another write (from any node) already set it at or after
    * `staleBefore`: one conditional UPDATE, so several nodes write about once a minute between them.
@@ -209,6 +222,10 @@ export interface KeyStore {
   recordExpiry(key: LastUseTarget, now: number, audit?: AuditOf<ApiKeyRecord>): Promise<boolean>;
   /** Up to `limit` keys, of any organization, expired at `now` whose expiry is not recorded yet. */
   findUnrecordedExpiries(now: number, limit: number): Promise<LastUseTarget[]>;
+}
+
+/** The database as a whole, as a node's start and readiness see it. */
+export interface DatabaseUse {
   /**
    * Runs `work` while holding a lock that every node on this database shares, so that first-start
    * setup (bootstrap) happens once even when several nodes start together.
@@ -216,6 +233,12 @@ export interface KeyStore {
   withStartupLock<T>(work: () => Promise<T>): Promise<T>;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
-  /** Releases connections. */
-  close(): Promise<void>;
 }
+
+/**
+ * Persistence of organizations, keys and operator overrides, as one implementation provides it; each
+ * user depends on the part it uses. Implementations must make the quota check and the insert one
+ * atomic step, and run each `changeKey` decision against the row it then writes. A store does not own
+ * its database connection: whoever opened the database closes it (`Stores.close`, open-database.ts).
+ */
+export interface KeyStore extends OrganizationDirectory, LimitStore, ApiKeyStore, KeyUseStore, DatabaseUse {}

@@ -24,8 +24,8 @@ function rowToEntry(row: AuditEventsTable): AuditEntry {
     orgId: row.org_id,
     action: row.action as AuditAction,
     targetId: row.target_id,
-    before: row.before_json === null ? null : JSON.parse(row.before_json),
-    after: row.after_json === null ? null : JSON.parse(row.after_json),
+    before: row.before_json === null ? null : (JSON.parse(row.before_json) as AuditEntry["before"]),
+    after: row.after_json === null ? null : (JSON.parse(row.after_json) as AuditEntry["after"]),
   };
 }
 

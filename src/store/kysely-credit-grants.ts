@@ -4,6 +4,7 @@ import { insertAuditEntry } from "./kysely-audit-store.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { CreditConsumption, CreditResult } from "./plan-store.js";
 import type { CreditGrantsTable, Database } from "./schema.js";
+import type { StoreDialect } from "./dialect.js";
 
 const toGrant = (row: CreditGrantsTable): CreditGrant => ({
   id: row.id,
@@ -48,7 +49,7 @@ export function createKyselyCreditGrantStore(db: Kysely<Database>): CreditGrantS
 /**
  * Consumes `c.credits` from what is left of the period's allowance and then from the organization's
  * grants usable at `now` (soonest expiry first, then oldest), all or nothing, in one transaction: the
- * period's row is locked first (PostgreSQL, `forUpdate`; SQLite has one writer), then the grants, so
+ * period's row is locked first (PostgreSQL, `dialect.lockRows`; SQLite has one writer), then the grants, so
  * concurrent consumers on any node never take a credit twice. The period's `used` counts every credit
  * consumed in it, from the allowance or a grant. Called only once the allowance alone refused.
  */
@@ -56,7 +57,7 @@ export async function consumeWithGrants(
   db: Kysely<Database>,
   c: CreditConsumption,
   now: number,
-  forUpdate: boolean,
+  dialect: StoreDialect,
 ): Promise<CreditResult> {
   return db.transaction().execute(async (trx) => {
     // Creates the period's row if needed and locks it, changing nothing.
@@ -79,7 +80,7 @@ export async function consumeWithGrants(
       .orderBy("expires_at")
       .orderBy("created_at")
       .orderBy("id");
-    if (forUpdate) usable = usable.forUpdate();
+    usable = dialect.lockRows(usable);
     const grants = await usable.execute();
     if (grants.reduce((sum, grant) => sum + Number(grant.remaining), 0) < needed)
       return { consumed: false, used };

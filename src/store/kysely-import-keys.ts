@@ -3,7 +3,8 @@ import type { AuditOf } from "../domain/audit.js";
 import type { ApiKeyRecord, ImportKeysResult } from "./key-store.js";
 import { recordToRow } from "./key-rows.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
-import { writeMetadata } from "./kysely-key-store.js";
+import { isUniqueViolation } from "./database-errors.js";
+import { writeMetadata } from "./key-metadata-rows.js";
 import type { Database } from "./schema.js";
 
 /** Rows per statement: far below SQLite's and PostgreSQL's limits on bound values. */
@@ -20,12 +21,6 @@ class RollBack extends Error {
   constructor(readonly result: ImportKeysResult) {
     super("rolled back");
   }
-}
-
-/** A unique index refused the row: PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 /**

@@ -8,25 +8,16 @@ import {
   namePrefixConditions,
 } from "./key-list-filters.js";
 import { permissionPattern, recordToRow, rowToRecord } from "./key-rows.js";
-import type {
-  ApiKeyRecord,
-  KeyStore,
-  LimitChanges,
-  OrganizationLimits,
-  StoredOverride,
-} from "./key-store.js";
+import type { KeyStore, LimitChanges, OrganizationLimits, StoredOverride } from "./key-store.js";
 import { policiesFromJson } from "../domain/rate-limit-policies.js";
 import { writeGroupOverride } from "./rate-limit-overrides.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { isUniqueViolation } from "./database-errors.js";
 import { importKeysInto } from "./kysely-import-keys.js";
+import { writeMetadata } from "./key-metadata-rows.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
+import type { StoreDialect } from "./dialect.js";
 import type { ApiKeysTable, Database } from "./schema.js";
-
-/** A unique index refused the row: PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
-}
 
 /** The overrides of one organization, read with `db` (the store's connection or a transaction). */
 async function readLimits(db: Kysely<Database>, orgId: string): Promise<OrganizationLimits> {
@@ -64,29 +55,6 @@ async function readLimits(db: Kysely<Database>, orgId: string): Promise<Organiza
   return limits;
 }
 
-/** Rewrites the searchable copy of a key's metadata (`key_metadata`), in the caller's transaction. */
-export async function writeMetadata(
-  db: Kysely<Database>,
-  key: ApiKeyRecord,
-  replace: boolean,
-): Promise<void> {
-  if (replace) await db.deleteFrom("key_metadata").where("key_id", "=", key.id).execute();
-  const members = Object.entries(key.metadata ?? {});
-  if (members.length === 0) return;
-  await db
-    .insertInto("key_metadata")
-    .values(
-      members.map(([name, value]) => ({
-        key_id: key.id,
-        org_id: key.orgId,
-        name,
-        value,
-        created_at: key.createdAt,
-      })),
-    )
-    .execute();
-}
-
 async function writeQuota(db: Kysely<Database>, orgId: string, group: RateLimitGroup, quota: number | null) {
   if (quota === null) {
     await writeGroupOverride(db, orgId, group, null);
@@ -102,20 +70,11 @@ async function writeQuota(db: Kysely<Database>, orgId: string, group: RateLimitG
     .execute();
 }
 
-export interface KyselyKeyStoreOptions {
-  /** The connected database; the store closes it on `close()`. */
-  db: Kysely<Database>;
-  /**
-   * Whether to take row locks (`SELECT ... FOR UPDATE`). PostgreSQL needs them; SQLite has no such
-   * clause and needs none, because its writers are serialized by the single connection.
-   */
-  rowLocks: boolean;
-  /** Whether this is PostgreSQL, whose text order the name-prefix filter pins (key-list-filters.ts). */
-  postgres?: boolean;
-}
-
-/** The KeyStore over Kysely: the same queries run on SQLite and PostgreSQL. */
-export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyKeyStoreOptions): KeyStore {
+/**
+ * The KeyStore over Kysely: the same queries run on SQLite and PostgreSQL, apart where `dialect` says.
+ * `db` stays its opener's to close.
+ */
+export function createKyselyKeyStore(db: Kysely<Database>, dialect: StoreDialect): KeyStore {
   // The reads every authenticated request makes are compiled once, per dialect; a call only binds its
   // values. Building and compiling the query tree each time cost as much as running it.
   // Each with its organization's state: a disabled organization's keys are refused by the very read
@@ -204,9 +163,8 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
       return db.transaction().execute(async (trx) => {
         // The organization row is locked first, so that concurrent changes queue and each records
         // the state its own change started from.
-        let select = trx.selectFrom("organizations").select("id").where("id", "=", orgId);
-        if (rowLocks) select = select.forUpdate();
-        if (!(await select.executeTakeFirst())) return undefined;
+        const select = trx.selectFrom("organizations").select("id").where("id", "=", orgId);
+        if (!(await dialect.lockRows(select).executeTakeFirst())) return undefined;
         const before = await readLimits(trx, orgId);
         if (changes.maxKeys !== undefined) {
           await trx
@@ -276,7 +234,7 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
 
     async listKeys(orgId, query) {
       if (filtersMetadata(query))
-        return (await listKeysByMetadata(db, orgId, query, postgres)).map(rowToRecord);
+        return (await listKeysByMetadata(db, orgId, query, dialect)).map(rowToRecord);
       let select = db.selectFrom("api_keys").selectAll().where("org_id", "=", orgId);
       if (!query.includeDisabled) select = select.where("enabled", "=", 1);
       if (query.withPermissions.length > 0) {
@@ -292,8 +250,8 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
         );
       }
       if (query.namePrefix) {
-        const useIndex = postgres || (await isNarrowPrefix(db, orgId, query.namePrefix));
-        for (const condition of namePrefixConditions(query.namePrefix, postgres, useIndex)) {
+        const useIndex = dialect.name === "postgres" || (await isNarrowPrefix(db, orgId, query.namePrefix));
+        for (const condition of namePrefixConditions(query.namePrefix, dialect, useIndex)) {
           select = select.where(condition);
         }
       }
@@ -316,9 +274,12 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
 
     async changeKey(orgId, id, decide, audit) {
       return db.transaction().execute(async (trx) => {
-        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("org_id", "=", orgId);
-        if (rowLocks) select = select.forUpdate();
-        const row = await select.executeTakeFirst();
+        const select = trx
+          .selectFrom("api_keys")
+          .selectAll()
+          .where("id", "=", id)
+          .where("org_id", "=", orgId);
+        const row = await dialect.lockRows(select).executeTakeFirst();
         if (!row) return undefined;
         const current = rowToRecord(row);
         const decided = decide(current);
@@ -387,27 +348,10 @@ export function createKyselyKeyStore({ db, rowLocks, postgres = false }: KyselyK
       return rows.map((row) => ({ id: row.id, orgId: row.org_id, apiId: row.api_id }));
     },
 
-    async withStartupLock(work) {
-      // SQLite serves one process (the CLI only writes rows), so there is no other node to wait for.
-      if (!rowLocks) return work();
-      // A session advisory lock on one pooled connection; `work` runs on others, the lock only orders
-      // the nodes. The key is derived from a fixed text so it cannot collide with Kysely's migration lock.
-      return db.connection().execute(async (connection) => {
-        await sql`select pg_advisory_lock(hashtext('latchkey:startup'))`.execute(connection);
-        try {
-          return await work();
-        } finally {
-          await sql`select pg_advisory_unlock(hashtext('latchkey:startup'))`.execute(connection);
-        }
-      });
-    },
+    withStartupLock: (work) => dialect.withStartupLock(db, work),
 
     async ping() {
       await sql`select 1`.execute(db);
-    },
-
-    async close() {
-      await db.destroy();
     },
   };
 }

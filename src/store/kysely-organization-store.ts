@@ -6,6 +6,7 @@ import { planColumns } from "./kysely-plan-store.js";
 import type { OrganizationRecord, OrganizationStore } from "./organization-store.js";
 import { writeGroupOverride } from "./rate-limit-overrides.js";
 import type { Database, OrganizationsTable } from "./schema.js";
+import type { StoreDialect } from "./dialect.js";
 
 function rowToRecord(row: OrganizationsTable): OrganizationRecord {
   const createdAt = Number(row.created_at);
@@ -23,20 +24,21 @@ function rowToRecord(row: OrganizationsTable): OrganizationRecord {
 function uniqueViolationOf(error: unknown): "external_id" | "name" | undefined {
   const { code, message, constraint } = (error ?? {}) as {
     code?: unknown;
-    message?: unknown;
-    constraint?: unknown;
+    message?: string;
+    constraint?: string;
   };
   if (code !== "23505" && code !== "SQLITE_CONSTRAINT_UNIQUE") return undefined;
-  return `${String(constraint ?? "")} ${String(message ?? "")}`.includes("external_id")
-    ? "external_id"
-    : "name";
+  return `${constraint ?? ""} ${message ?? ""}`.includes("external_id") ? "external_id" : "name";
 }
 
 /**
  * The OrganizationStore over Kysely (both databases). Names and external ids are checked inside the
  * transaction, and the unique indexes settle two writers racing for the same one.
  */
-export function createKyselyOrganizationStore(db: Kysely<Database>, postgres: boolean): OrganizationStore {
+export function createKyselyOrganizationStore(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+): OrganizationStore {
   /** Throws the 409 of a name or external id another organization holds. */
   async function assertFree(trx: Kysely<Database>, id: string, name?: string, externalId?: string | null) {
     if (name !== undefined) {
@@ -76,7 +78,7 @@ export function createKyselyOrganizationStore(db: Kysely<Database>, postgres: bo
 
   const read = async (trx: Kysely<Database>, id: string, lock = false) => {
     let select = trx.selectFrom("organizations").selectAll().where("id", "=", id);
-    if (lock && postgres) select = select.forUpdate();
+    if (lock) select = dialect.lockRows(select);
     const row = await select.executeTakeFirst();
     return row && rowToRecord(row);
   };
@@ -115,7 +117,7 @@ export function createKyselyOrganizationStore(db: Kysely<Database>, postgres: bo
       let select = db.selectFrom("organizations").selectAll();
       if (query.externalId !== undefined) select = select.where("external_id", "=", query.externalId);
       if (query.namePrefix) {
-        const name = postgres ? sql`name collate "C"` : sql`name`;
+        const name = dialect.name === "postgres" ? sql`name collate "C"` : sql`name`;
         select = select.where(sql<SqlBool>`${name} >= ${query.namePrefix}`);
         const end = endOfPrefix(query.namePrefix);
         if (end !== undefined) select = select.where(sql<SqlBool>`${name} < ${end}`);

@@ -7,6 +7,7 @@ import type { Database, OrganizationsTable } from "./schema.js";
 import { batchedCredits } from "./credit-batches.js";
 import { createSqliteCreditConsumer } from "./sqlite-credits.js";
 import { consumeWithGrants } from "./kysely-credit-grants.js";
+import { SQLITE, type StoreDialect } from "./dialect.js";
 
 function flag(value: number | null): boolean | null {
   return value === null ? null : Number(value) === 1;
@@ -31,8 +32,12 @@ export function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
 }
 
 /** The stored plan of one organization, read with `db` (the store's connection or a transaction). */
-async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Promise<StoredPlan | undefined> {
-  let select = db
+async function readPlan(
+  db: Kysely<Database>,
+  orgId: string,
+  lock?: StoreDialect,
+): Promise<StoredPlan | undefined> {
+  const select = db
     .selectFrom("organizations")
     .select([
       "created_at",
@@ -44,8 +49,7 @@ async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Prom
       "storage_destinations_enabled",
     ])
     .where("id", "=", orgId);
-  if (lock) select = select.forUpdate();
-  const row = await select.executeTakeFirst();
+  const row = await (lock ? lock.lockRows(select) : select).executeTakeFirst();
   if (!row) return undefined;
   return {
     imageCredits: row.image_credits === null ? null : Number(row.image_credits),
@@ -60,19 +64,19 @@ async function readPlan(db: Kysely<Database>, orgId: string, lock = false): Prom
 
 /**
  * The PlanStore over Kysely: the same statements on SQLite and PostgreSQL, except that on PostgreSQL
- * (`postgres: true`) a plan change locks the organization row (`FOR UPDATE`; SQLite has one writer) and
+ * (`dialect`) a plan change locks the organization row (`FOR UPDATE`; SQLite has one writer) and
  * a consumption is one statement. Given the better-sqlite3 connection under `db` (`sqlite`), credits are
  * consumed on it directly, synchronously, those of the requests let go together in one event-loop turn
  * in one transaction (sqlite-credits.ts, credit-batches.ts).
  */
 export function createKyselyPlanStore(
   db: Kysely<Database>,
-  { postgres = false, sqlite }: { postgres?: boolean; sqlite?: SqliteConnection | undefined } = {},
+  { dialect = SQLITE, sqlite }: { dialect?: StoreDialect; sqlite?: SqliteConnection | undefined } = {},
 ): PlanStore {
   const consumeSoon = sqlite ? batchedCredits(createSqliteCreditConsumer(sqlite)) : undefined;
 
   async function consumeCredits(c: CreditConsumption): Promise<CreditResult> {
-    if (postgres) return consumeCreditsPostgres(db, c);
+    if (dialect.name === "postgres") return consumeCreditsPostgres(db, c);
     return (await consumeSoon?.(c)) ?? consumeCreditsSqlite(db, c);
   }
 
@@ -82,7 +86,7 @@ export function createKyselyPlanStore(
     async setPlan(orgId, changes, audit) {
       return db.transaction().execute(async (trx) => {
         // Locks the organization row (PostgreSQL), so the recorded "before" is what this change replaced.
-        const before = await readPlan(trx, orgId, postgres);
+        const before = await readPlan(trx, orgId, dialect);
         if (!before) return false;
         const columns = planColumns(changes);
         // Showing a plan (no changes) writes nothing, so it records nothing either.
@@ -96,7 +100,7 @@ export function createKyselyPlanStore(
 
     consumeCredits,
 
-    consumeWithGrants: (c, now) => consumeWithGrants(db, c, now, postgres),
+    consumeWithGrants: (c, now) => consumeWithGrants(db, c, now, dialect),
 
     async creditPeriods(orgId, limit) {
       const rows = await db

@@ -4,6 +4,7 @@ import { insertAuditEntry } from "./kysely-audit-store.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { ResourceStore, StoredResource } from "./resource-store.js";
 import type { Database, ResourcesTable } from "./schema.js";
+import { SQLITE, type StoreDialect } from "./dialect.js";
 
 function toRow(record: StoredResource): ResourcesTable {
   return {
@@ -32,10 +33,13 @@ function fromRow(row: ResourcesTable): StoredResource {
 }
 
 /**
- * The ResourceStore over Kysely: the same statements on SQLite and PostgreSQL. `rowLocks` as for the key
- * store: PostgreSQL locks the row an update replaces (so the audit's "before" is what it replaced).
+ * The ResourceStore over Kysely: the same statements on SQLite and PostgreSQL. Its `dialect` locks the
+ * row an update replaces on PostgreSQL (so the audit's "before" is what it replaced).
  */
-export function createKyselyResourceStore(db: Kysely<Database>, rowLocks = false): ResourceStore {
+export function createKyselyResourceStore(
+  db: Kysely<Database>,
+  dialect: StoreDialect = SQLITE,
+): ResourceStore {
   return {
     async insertResource(record, maxRecords, audit, response) {
       return db.transaction().execute(async (trx) => {
@@ -94,14 +98,13 @@ export function createKyselyResourceStore(db: Kysely<Database>, rowLocks = false
 
     async replaceResource({ orgId, family, id }, changes, audit) {
       return db.transaction().execute(async (trx) => {
-        let select = trx
+        const select = trx
           .selectFrom("resources")
           .selectAll()
           .where("id", "=", id)
           .where("org_id", "=", orgId)
           .where("family", "=", family);
-        if (rowLocks) select = select.forUpdate();
-        const before = await select.executeTakeFirst();
+        const before = await dialect.lockRows(select).executeTakeFirst();
         if (!before) return undefined;
         const row = await trx
           .updateTable("resources")

@@ -36,6 +36,7 @@ import { withExactCaches } from "../cache/exact-cache.js";
 import { createSqliteFreshness } from "../cache/sqlite-freshness.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
 import { withDatabaseFaults } from "./database-fault-dialect.js";
+import { POSTGRES, SQLITE } from "./dialect.js";
 import { stderrLog, type WarningLog } from "../warning-log.js";
 
 const INT8_OID = 20;
@@ -91,7 +92,7 @@ function openSqlite(path: string): {
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   const freshness = createSqliteFreshness(database);
-  const cached = withStatementCache(database, 256, freshness.noteWrite);
+  const cached = withStatementCache(database, 256, () => freshness.noteWrite());
   const db = new Kysely<Database>({
     dialect: withDatabaseFaults(new SqliteDialect({ database: cached })),
   });
@@ -123,7 +124,9 @@ function openPostgres(url: string, log: WarningLog): { db: Kysely<Database>; poo
     // Epoch milliseconds live in bigint columns; they fit a JavaScript number exactly.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
-        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? Number
+          : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   });
   survivePostgresErrors(pool, log);
@@ -139,7 +142,7 @@ async function currentSchema(db: Kysely<Database>): Promise<string> {
   return schema;
 }
 
-/** Every store over one database connection; `keys.close()` (or `close()`) releases it. */
+/** Every store over one database connection, which `close()` releases (no store does). */
 export interface Stores {
   keys: KeyStore;
   /** Organizations as the provisioning API manages them. */
@@ -192,6 +195,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
   const { db, freshness, connection } = postgres
     ? { db: postgres.db, freshness: undefined, connection: undefined }
     : openSqlite(databaseUrl.slice("sqlite:".length));
+  const dialect = isPostgres ? POSTGRES : SQLITE;
   try {
     await migrateToLatest(db as Kysely<unknown>, isPostgres ? await currentSchema(db) : undefined);
   } catch (error) {
@@ -199,19 +203,19 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     throw databaseOpenError(databaseUrl, error);
   }
   const stores = {
-    keys: createKyselyKeyStore({ db, rowLocks: isPostgres, postgres: isPostgres }),
-    organizations: createKyselyOrganizationStore(db, isPostgres),
-    plans: createKyselyPlanStore(db, { postgres: isPostgres, sqlite: connection }),
+    keys: createKyselyKeyStore(db, dialect),
+    organizations: createKyselyOrganizationStore(db, dialect),
+    plans: createKyselyPlanStore(db, { dialect, sqlite: connection }),
     creditGrants: createKyselyCreditGrantStore(db),
     groups: createKyselyRateLimitGroupStore(db),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),
-    resources: createKyselyResourceStore(db, isPostgres),
+    resources: createKyselyResourceStore(db, dialect),
     idempotency: createKyselyIdempotencyStore(db),
     console: createKyselyConsoleStore(db),
     oauth: createKyselyOauthStore(db),
     secretHandoffs: createKyselySecretHandoffStore(db),
-    dialect: postgres ? ("postgres" as const) : ("sqlite" as const),
+    dialect: dialect.name,
     poolStats: postgres
       ? () => ({
           total: postgres.pool.totalCount,
@@ -220,12 +224,17 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
         })
       : undefined,
   };
-  const close = () => stores.keys.close();
+  // The stores share this one connection (or pool) and none of them closes it: its opener does.
+  const close = () => db.destroy();
   if (!freshness) return { ...stores, cacheSizes: () => ({}), close };
   return { ...stores, ...withExactCaches(stores, freshness), freshness, close };
 }
 
+/** A key store that owns the database it was opened on: `close()` releases it. */
+export type OpenedKeyStore = KeyStore & { close(): Promise<void> };
+
 /** Opens the database and returns only the key store (operator commands that need nothing else). */
-export async function openKeyStore(databaseUrl: string): Promise<KeyStore> {
-  return (await openStores(databaseUrl)).keys;
+export async function openKeyStore(databaseUrl: string): Promise<OpenedKeyStore> {
+  const stores = await openStores(databaseUrl);
+  return { ...stores.keys, close: () => stores.close() };
 }

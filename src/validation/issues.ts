@@ -55,7 +55,7 @@ function boundedNumber(schema: Record<string, unknown>): string | undefined {
 function choices(schema: unknown): unknown[] | undefined {
   if (typeof schema !== "object" || schema === null) return undefined;
   const { anyOf, enum: values } = schema as { anyOf?: unknown; enum?: unknown };
-  if (Array.isArray(values)) return values;
+  if (Array.isArray(values)) return values as unknown[];
   if (
     !Array.isArray(anyOf) ||
     !anyOf.every((branch) => branch && typeof branch === "object" && "const" in branch)

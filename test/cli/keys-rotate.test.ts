@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, onTestFinished, test } from "vitest";
 import { startRealServer } from "../client/real-server.js";
-import { cliEnv, runCli } from "./run-cli.js";
+import { cliEnv, runCli, runCliProcess } from "./run-cli.js";
 
 async function scratchDirectory(): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), "latchkey-rotate-"));
@@ -49,7 +49,8 @@ test("a failing --verify-command stops the rotation: exit 4, old key enabled, ne
   const directory = await scratchDirectory();
   const seen = join(directory, "seen-by-verify");
 
-  const result = await runCli(
+  // The verify command writes to the CLI's own standard error: a process of its own, not a thread.
+  const result = await runCliProcess(
     [
       "keys",
       "rotate",

@@ -1,20 +1,15 @@
-import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { newSecret, newServiceToken } from "../../src/domain/credentials.js";
-import { CLI, tempDir } from "../helpers/processes.js";
+import { runLatchkey } from "../helpers/cli-runner.js";
+import { tempDir } from "../helpers/processes.js";
 import { runCli } from "./run-cli.js";
 
 /** The bin with `input` on its standard input. */
-function scanStdin(input: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [CLI, "keys", "scan", "-"], (error, stdout) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, stdout });
-    });
-    child.stdin?.end(input);
-  });
+async function scanStdin(input: string): Promise<{ code: number; stdout: string }> {
+  const { code, stdout } = await runLatchkey(["keys", "scan", "-"], { env: process.env, stdin: input });
+  return { code, stdout };
 }
 
 test("keys scan finds secrets with a valid checksum, by line and column, shortened, and exits 6", async () => {

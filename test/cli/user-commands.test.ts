@@ -1,36 +1,16 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
 import { bootstrapFirstOrganization } from "../../src/bootstrap.js";
 import { verifyPassword } from "../../src/domain/passwords.js";
 import { openStores } from "../../src/store/open-database.js";
 import { buildTestApp } from "../helpers/build-test-app.js";
-import { scaledMs } from "../helpers/start-deadline.js";
-
-const bin = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+import { environmentWithoutLatchkey, runLatchkey } from "../helpers/cli-runner.js";
 
 /** Runs the built `latchkey` with `stdin` piped in, as `printf ... | latchkey ...` would. */
 function latchkey(args: string[], env: Record<string, string>, stdin = "") {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("LATCHKEY_")),
-  );
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...inherited, ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    const timer = setTimeout(() => child.kill(), scaledMs(20_000));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-    child.stdin.end(stdin);
-  });
+  return runLatchkey(args, { env: { ...environmentWithoutLatchkey(), ...env }, stdin });
 }
 
 async function database() {
@@ -38,6 +18,7 @@ async function database() {
   const env = {
     LATCHKEY_DATABASE_URL: `sqlite:${join(folder, "latchkey.db")}`,
     LATCHKEY_DATABASE_CREATE: "on",
+    LATCHKEY_PASSWORD_COST: "insecure-test",
   };
   const org = await latchkey(["org", "create", "--name", "acme", "--json"], env);
   expect(org.code).toBe(0);

@@ -57,6 +57,7 @@ async function nodeService(client: LatchkeyClient): Promise<PlatformService> {
       latchkeyNodeGuard({ client, ...options, onError: (error) => service.errors.push(error) }),
     ]),
   );
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a rejection here fails the run, as it should
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const route = `${req.method} ${req.url}`;
     const guard = guards.get(route);

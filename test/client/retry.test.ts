@@ -38,7 +38,7 @@ function scripted(responses: Array<() => Response>, options: Partial<LatchkeyCli
   let now = 1_000_000;
   const fetch: typeof globalThis.fetch = async (input, init) => {
     requests.push({
-      url: String(input),
+      url: typeof input === "string" ? input : input instanceof URL ? input.href : input.url,
       method: init?.method ?? "GET",
       authorization: new Headers(init?.headers).get("authorization"),
     });

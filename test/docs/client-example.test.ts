@@ -58,7 +58,9 @@ async function runExample(
   const project = tempDir();
   // A project as `npm init -y` makes it: CommonJS (no "type"), where .mjs files are ES modules.
   await new Promise((resolve, reject) =>
-    execFile("npm", ["init", "-y"], { cwd: project }, (error) => (error ? reject(error) : resolve(null))),
+    execFile("npm", ["init", "-y"], { cwd: project }, (error: Error | null) =>
+      error ? reject(error) : resolve(null),
+    ),
   );
   expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).type ?? "commonjs").toBe("commonjs");
   mkdirSync(join(project, "node_modules/@latchkey"), { recursive: true });

@@ -49,7 +49,10 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
-  /** Environment overrides (LATCHKEY_DATABASE_URL defaults to a fresh in-memory SQLite). */
+  /**
+   * Environment overrides (LATCHKEY_DATABASE_URL defaults to a fresh in-memory SQLite, and
+   * LATCHKEY_PASSWORD_COST to the test cost).
+   */
   env?: Record<string, string>;
   /** A fake clock; the system clock when absent. */
   clock?: FakeClock;
@@ -67,6 +70,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig({
     LATCHKEY_DATABASE_URL: "sqlite::memory:",
     LATCHKEY_LOG_LEVEL: "info",
+    // Console passwords hashed at a test cost: sign-ins by the hundred, not the production 50 ms each.
+    LATCHKEY_PASSWORD_COST: "insecure-test",
     ...options.env,
   });
   const { app, services } = await buildApp({ config, clock: options.clock, logStream });

@@ -1,15 +1,15 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { onTestFinished } from "vitest";
-import { scaledMs, waitUntilStarted } from "./start-deadline.js";
+import { CLI, type CliResult, runLatchkey } from "./cli-runner.js";
+import { assertOutsideQuickLoop } from "./quick-loop.js";
+import { waitUntilStarted } from "./start-deadline.js";
 import { killOnExit } from "./kill-on-exit.js";
 
-const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
-export const CLI = join(root, "dist/cli/bin.js");
+export { CLI };
 export const MAIN = join(root, "dist/main.js");
 
 /** A temporary directory removed when the test ends. */
@@ -19,30 +19,26 @@ export function tempDir(): string {
   return dir;
 }
 
+/** Runs the built `latchkey` command and returns its exit code and output, whatever the code. */
+export async function latchkeyStatus(args: string[], env: Record<string, string>): Promise<CliResult> {
+  // Suites give each command a fresh SQLite path, which the CLI creates only when told to; the refusal
+  // itself is tested with LATCHKEY_DATABASE_CREATE set to "" (test/process/first-start.test.ts).
+  return runLatchkey(args, { env: { ...process.env, LATCHKEY_DATABASE_CREATE: "on", ...env } });
+}
+
 /** Runs the built `latchkey` command and returns its output; rejects on a non-zero exit. */
 export async function latchkey(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ stdout: string; stderr: string }> {
-  // Suites give each command a fresh SQLite path, which the CLI creates only when told to; the refusal
-  // itself is tested with LATCHKEY_DATABASE_CREATE set to "" (test/process/first-start.test.ts).
-  return run(process.execPath, [CLI, ...args], {
-    env: { ...process.env, LATCHKEY_DATABASE_CREATE: "on", ...env },
-    timeout: scaledMs(20_000),
-  });
-}
-
-/** Runs the built `latchkey` command and returns its exit code and output, whatever the code. */
-export async function latchkeyStatus(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    return { code: 0, ...(await latchkey(args, env)) };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  const result = await latchkeyStatus(args, env);
+  if (result.code !== 0) {
+    throw Object.assign(
+      new Error(`latchkey ${args.join(" ")} exited ${result.code}: ${result.stderr}`),
+      result,
+    );
   }
+  return result;
 }
 
 export interface ServerProcess {
@@ -82,6 +78,7 @@ async function launchServer(
   args: string[] | undefined,
   killLater: (kill: () => void, child: ChildProcess) => void,
 ): Promise<ServerProcess> {
+  assertOutsideQuickLoop("A server process of the build");
   const child = spawn(process.execPath, args ? [CLI, ...args] : [MAIN], {
     // Suites read the first credentials from standard error (LATCHKEY_BOOTSTRAP=print); the default,
     // a 0600 file, is tested on its own (test/process/first-start.test.ts).

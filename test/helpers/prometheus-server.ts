@@ -69,7 +69,9 @@ export async function startThrowawayPrometheus(
   return {
     url,
     async query(promql) {
-      const response = await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: promql })}`);
+      const response = await fetch(
+        `${url}/api/v1/query?${new URLSearchParams({ query: promql }).toString()}`,
+      );
       const body = (await response.json()) as {
         status: string;
         error?: string;

@@ -1,5 +1,6 @@
 import { describe, inject, test } from "vitest";
 import type { Found, FoundServices } from "./find-services.js";
+import { assertOutsideQuickLoop } from "./quick-loop.js";
 
 /**
  * The external services some suites need, and where each comes from: the URL of the machine's
@@ -53,6 +54,7 @@ export function describeWithServices<const N extends ServiceName>(
   title: string,
   body: (services: Pick<TestServices, N>) => void,
 ): void {
+  assertOutsideQuickLoop(`"${title}" needs ${needs.join(", ")}, which`);
   const all = foundServices();
   const found: Partial<TestServices> = {};
   const missing: string[] = [];

@@ -13,7 +13,7 @@ async function seed(testApp: TestApp, owner: TestKey, name: string, metadata?: R
   testApp.clock?.advance(1);
   const response = await post(testApp, owner, "/v1/api-keys", { name, permissions: [], metadata });
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { id: string; name: string };
+  return response.json<{ id: string; name: string }>();
 }
 
 describe("metadata on create and update", () => {

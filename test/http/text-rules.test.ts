@@ -18,7 +18,7 @@ async function post(testApp: TestApp, owner: TestKey, url: string, json: string)
     headers: { ...owner.headers, "content-type": "application/json" },
     payload: json,
   });
-  return { status: response.statusCode, body: response.json() as Record<string, unknown> };
+  return { status: response.statusCode, body: response.json<Record<string, unknown>>() };
 }
 
 function expectRefused(answer: { status: number; body: Record<string, unknown> }, path: string) {

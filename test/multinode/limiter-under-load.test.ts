@@ -6,8 +6,7 @@ import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
 import { createSecretHasher } from "../../src/domain/credentials.js";
 import { createOrganizationWithOwner } from "../../src/services/organizations.js";
-import type { KeyStore } from "../../src/store/key-store.js";
-import { openKeyStore } from "../../src/store/open-database.js";
+import { type OpenedKeyStore, openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { startCpuHogs, stopCpuHogs } from "../helpers/cpu-hogs.js";
 import { authorizeOver } from "../helpers/platform-http.js";
@@ -43,7 +42,7 @@ function occurrences(text: string, needle: string): number {
 describeWithServices(["postgres", "redisServer"], "the shared limiter under load and outages", (services) => {
   let schema: PostgresSchema;
   let redis: ThrowawayRedis;
-  let store: KeyStore;
+  let store: OpenedKeyStore;
   let dir: string;
   let serviceToken: string;
   const local: NodeProcess[] = [];

@@ -3,8 +3,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
 import { createSecretHasher } from "../../src/domain/credentials.js";
 import { createOrganizationWithOwner } from "../../src/services/organizations.js";
-import type { KeyStore } from "../../src/store/key-store.js";
-import { openKeyStore } from "../../src/store/open-database.js";
+import { type OpenedKeyStore, openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
@@ -19,7 +18,7 @@ import { type NodeProcess, startNode } from "./node-processes.js";
  */
 describeWithServices(["postgres", "redis"], "MCP and REST on three nodes, one allowance", (services) => {
   let schema: PostgresSchema;
-  let store: KeyStore;
+  let store: OpenedKeyStore;
   let nodes: NodeProcess[] = [];
   const urls = () => nodes.map((n) => n.baseUrl);
 

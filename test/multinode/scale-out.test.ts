@@ -4,8 +4,7 @@ import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
 import { createSecretHasher } from "../../src/domain/credentials.js";
 import { createOrganizationWithOwner } from "../../src/services/organizations.js";
-import type { KeyStore } from "../../src/store/key-store.js";
-import { openKeyStore } from "../../src/store/open-database.js";
+import { type OpenedKeyStore, openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { latchkey } from "../helpers/processes.js";
@@ -27,7 +26,7 @@ function occurrences(text: string, needle: string): number {
 describeWithServices(["postgres", "redisServer"], "three latchkey nodes, one truth", (services) => {
   let schema: PostgresSchema;
   let redis: ThrowawayRedis;
-  let store: KeyStore;
+  let store: OpenedKeyStore;
   let nodes: NodeProcess[] = [];
   const node = (i: number) => nodes[i % nodes.length] as NodeProcess;
 

@@ -5,8 +5,7 @@ import { systemClock } from "../../src/domain/clock.js";
 import { createSecretHasher } from "../../src/domain/credentials.js";
 import { organizationKeys } from "../../src/redis/key-names.js";
 import { createOrganizationWithOwner } from "../../src/services/organizations.js";
-import type { KeyStore } from "../../src/store/key-store.js";
-import { openKeyStore } from "../../src/store/open-database.js";
+import { type OpenedKeyStore, openKeyStore } from "../../src/store/open-database.js";
 import { basicAuth } from "../helpers/build-test-app.js";
 import { withCpuHogs } from "../helpers/cpu-hogs.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
@@ -55,7 +54,7 @@ export async function startTopologyNodes(
   const nodes: NodeProcess[] = [];
   // One after the other: three starts at once can outlast a start deadline on a loaded machine.
   for (let i = 0; i < 3; i++) nodes.push(await startNode(nodeEnv, 60_000));
-  const store: KeyStore = await openKeyStore(schema.url);
+  const store: OpenedKeyStore = await openKeyStore(schema.url);
   const hasher = createSecretHasher(undefined);
   return {
     nodes,

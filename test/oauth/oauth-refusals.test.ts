@@ -66,7 +66,7 @@ async function setup(options: Parameters<typeof buildTestApp>[0] = {}) {
       resource: RESOURCE,
     });
     expect(answer.statusCode).toBe(200);
-    return answer.json() as { access_token: string; refresh_token: string };
+    return answer.json<{ access_token: string; refresh_token: string }>();
   }
 
   const mcp = (accessToken: string, host = "localhost:80") =>
@@ -197,7 +197,7 @@ test("refresh tokens rotate: the old refresh and access tokens are refused once 
     resource: RESOURCE,
   });
   expect(rotated.statusCode).toBe(200);
-  const second = rotated.json() as { access_token: string; refresh_token: string };
+  const second = rotated.json<{ access_token: string; refresh_token: string }>();
   expect(second.refresh_token).not.toBe(first.refresh_token);
   const again = await token({ grant_type: "refresh_token", refresh_token: first.refresh_token });
   expect(again.json().error).toBe("invalid_grant");

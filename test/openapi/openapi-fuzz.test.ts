@@ -42,11 +42,11 @@ test(
       const seen = Object.keys(statuses);
       expect(
         seen.some((s) => s.startsWith("2")),
-        `${operation}: ${seen}`,
+        `${operation}: ${seen.join(",")}`,
       ).toBe(true);
       expect(
         seen.some((s) => s.startsWith("4")),
-        `${operation}: ${seen}`,
+        `${operation}: ${seen.join(",")}`,
       ).toBe(true);
     }
   },

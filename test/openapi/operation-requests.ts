@@ -85,7 +85,7 @@ type Id =
 export interface RequestPlan {
   operation: Operation;
   authorization: Authorization;
-  serviceToken: "valid" | "none" | string;
+  serviceToken: "valid" | "none" | (string & {});
   id: Id | undefined;
   /** `[name, value]` pairs, already encoded for the query string. */
   query: [string, string][];

@@ -64,7 +64,7 @@ test("keys exported from Unkey (hashes only) are imported and authenticate with 
   expect(imported.keys.every((key: { secret_scheme: string }) => key.secret_scheme === "sha256")).toBe(true);
   expect(await keyCount(env)).toBe(4);
 
-  const testApp = await buildTestApp({ env: { LATCHKEY_DATABASE_URL: env.LATCHKEY_DATABASE_URL as string } });
+  const testApp = await buildTestApp({ env: { LATCHKEY_DATABASE_URL: env.LATCHKEY_DATABASE_URL } });
   const { token } = await testApp.services.serviceTokens.create("platform");
   for (const [index, key] of exported.keys.entries()) {
     const secret = exported.secrets[index] as string;
@@ -130,7 +130,7 @@ test("plaintext secrets are hashed the server's way (pepper included) and authen
   const [key] = imported.keys;
   expect(key).toMatchObject({ api_id: expect.stringMatching(/^lkid_/), secret_scheme: "server" });
   const testApp = await buildTestApp({
-    env: { LATCHKEY_DATABASE_URL: env.LATCHKEY_DATABASE_URL as string, ...pepper },
+    env: { LATCHKEY_DATABASE_URL: env.LATCHKEY_DATABASE_URL, ...pepper },
   });
   const read = await testApp.app.inject({
     url: `/v1/api-keys/${key.id}`,

@@ -42,11 +42,11 @@ function startWorker(redisUrl: string, runs: Run[]): Worker {
     announceReady = resolve;
   });
   child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk;
+    out += String(chunk);
     if (out.startsWith("ready\n")) announceReady();
   });
   child.stderr.on("data", (chunk: Buffer) => {
-    err += chunk;
+    err += String(chunk);
   });
   const results = new Promise<RunResult[]>((resolve, reject) =>
     child.once("exit", (code) =>

@@ -21,7 +21,7 @@ async function openAndWrite(path: string) {
     return [modeOf(path), modeOf(`${path}-wal`), modeOf(`${path}-shm`)];
   } finally {
     await services.limiter.close();
-    await services.store.close();
+    await services.closeDatabase();
   }
 }
 

@@ -3,8 +3,7 @@ import { expect, onTestFinished, test } from "vitest";
 import { createServices, type Services } from "../../src/app.js";
 import { bootstrapFirstOrganization } from "../../src/bootstrap.js";
 import { loadConfig } from "../../src/config.js";
-import type { KeyStore } from "../../src/store/key-store.js";
-import { openKeyStore } from "../../src/store/open-database.js";
+import { type OpenedKeyStore, openKeyStore } from "../../src/store/open-database.js";
 import { createPostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
 
@@ -16,7 +15,7 @@ describeWithServices(["postgres"], "PostgreSQL shared by several nodes", ({ post
     return schema.url;
   }
 
-  function closing<T extends KeyStore>(store: T): T {
+  function closing<T extends OpenedKeyStore>(store: T): T {
     onTestFinished(() => store.close());
     return store;
   }
@@ -43,7 +42,7 @@ describeWithServices(["postgres"], "PostgreSQL shared by several nodes", ({ post
     for (const node of nodes) {
       onTestFinished(async () => {
         await node.limiter.close();
-        await node.store.close();
+        await node.closeDatabase();
       });
     }
     const printed: string[] = [];

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import QRCode from "qrcode";
-import type { Services } from "../../app.js";
 import { LatchkeyError } from "../../domain/errors.js";
 import { isTotpSecret, newTotpSecret, totpUri } from "../../domain/totp.js";
 import type { ConsoleSessions, SignedIn } from "../../services/console-sessions.js";
 import { type Html, html, trusted } from "../html.js";
 import { csrfField, plainPage } from "../layout.js";
 import { formOf, signedIn } from "../request-guard.js";
+import type { ConsoleUserService } from "../../services/console-users.js";
 
 const NOTICES: Record<string, string> = {
   password: "Your password was changed.",
@@ -118,7 +118,7 @@ async function changeAccount(
 /** `/console/account`: the password and two-factor sign-in of the signed-in user. */
 export async function accountPages(
   app: FastifyInstance,
-  { services, sessions }: { services: Services; sessions: ConsoleSessions },
+  { users, sessions }: { users: ConsoleUserService; sessions: ConsoleSessions },
 ): Promise<void> {
   const confirmPassword = (request: Parameters<typeof signedIn>[0]) =>
     sessions.confirmPassword({
@@ -142,7 +142,7 @@ export async function accountPages(
           throw new LatchkeyError("invalid_request", "The two new passwords differ; nothing was changed.");
         }
         await confirmPassword(request);
-        await services.consoleUsers.changePassword({
+        await users.changePassword({
           user: session.user,
           password,
           keepSession: session.session.tokenHash,
@@ -163,8 +163,7 @@ export async function accountPages(
     const secret = form.get("secret") ?? "";
     return changeAccount(
       reply,
-      () =>
-        services.consoleUsers.enableTwoFactor({ user: session.user, secret, code: form.get("code") ?? "" }),
+      () => users.enableTwoFactor({ user: session.user, secret, code: form.get("code") ?? "" }),
       // Same secret again: the app has it already.
       (message) => twoFactorSetupPage(session, isTotpSecret(secret) ? secret : newTotpSecret(), message),
       "two-factor-on",
@@ -177,7 +176,7 @@ export async function accountPages(
       reply,
       async () => {
         await confirmPassword(request);
-        await services.consoleUsers.disableTwoFactor(session.user);
+        await users.disableTwoFactor(session.user);
       },
       (message) => accountPage(session, message),
       "two-factor-off",

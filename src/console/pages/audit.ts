@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import type { Services } from "../../app.js";
 import { invalidRequest } from "../../domain/errors.js";
 import { html } from "../html.js";
 import { organizationPage } from "../layout.js";
-import { pageContext } from "../page-context.js";
+import { type Memberships, pageContext } from "../page-context.js";
+import type { AuditLog } from "../../services/audit-log.js";
 
 type AuditQuery = { actor?: string; target?: string; since?: string; until?: string; page?: string };
 
@@ -19,11 +19,14 @@ const localValue = (ms: number | undefined) =>
   ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
 
 /** The organization's audit trail, newest first, filtered by actor, target and time, 50 a page. */
-export async function auditPages(app: FastifyInstance, services: Services): Promise<void> {
+export async function auditPages(
+  app: FastifyInstance,
+  services: { audit: AuditLog; users: Memberships },
+): Promise<void> {
   app.get<{ Params: { orgId: string }; Querystring: AuditQuery }>(
     "/orgs/:orgId/audit",
     async (request, reply) => {
-      const context = await pageContext(request, services.consoleStore, request.params.orgId);
+      const context = await pageContext(request, services.users, request.params.orgId);
       const query = request.query;
       const since = parseTime(query.since, "since");
       const until = parseTime(query.until, "until");
@@ -39,7 +42,7 @@ export async function auditPages(app: FastifyInstance, services: Services): Prom
         targetId: target,
       });
       const next = page.nextPageStart
-        ? `?${new URLSearchParams({ actor: actor ?? "", target: target ?? "", since: query.since ?? "", until: query.until ?? "", page: page.nextPageStart })}`
+        ? `?${new URLSearchParams({ actor: actor ?? "", target: target ?? "", since: query.since ?? "", until: query.until ?? "", page: page.nextPageStart }).toString()}`
         : undefined;
       const content = html`<search aria-label="Filter the audit trail">
           <form class="filters" method="get" action="/console/orgs/${context.current.orgId}/audit">

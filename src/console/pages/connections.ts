@@ -1,19 +1,20 @@
 import type { FastifyInstance } from "fastify";
-import type { Services } from "../../app.js";
 import { canManageKeys, userActor } from "../../domain/console-roles.js";
 import { html } from "../html.js";
 import { confirmedActionForm, organizationPage } from "../layout.js";
-import { assertCanManageKeys, pageContext } from "../page-context.js";
+import { assertCanManageKeys, type Memberships, pageContext } from "../page-context.js";
 import { when } from "../times.js";
+import type { McpOauth } from "../../services/mcp-oauth.js";
 
 /** MCP connections made over OAuth: listed for every member, revoked by owners and admins. */
-export async function connectionPages(app: FastifyInstance, services: Services): Promise<void> {
-  const oauth = services.mcpOauth;
-
+export async function connectionPages(
+  app: FastifyInstance,
+  { oauth, users }: { oauth: McpOauth; users: Memberships },
+): Promise<void> {
   app.get<{ Params: { orgId: string }; Querystring: { notice?: string } }>(
     "/orgs/:orgId/connections",
     async (request, reply) => {
-      const context = await pageContext(request, services.consoleStore, request.params.orgId);
+      const context = await pageContext(request, users, request.params.orgId);
       const org = context.current.orgId;
       const connections = await oauth.list(org);
       const manager = canManageKeys(context.current.role);
@@ -69,7 +70,7 @@ export async function connectionPages(app: FastifyInstance, services: Services):
   app.post<{ Params: { orgId: string; connectionId: string } }>(
     "/orgs/:orgId/connections/:connectionId/revoke",
     async (request, reply) => {
-      const context = await pageContext(request, services.consoleStore, request.params.orgId);
+      const context = await pageContext(request, users, request.params.orgId);
       assertCanManageKeys(context);
       await oauth.revoke(
         context.current.orgId,

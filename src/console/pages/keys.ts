@@ -1,22 +1,29 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { Services } from "../../app.js";
 import { LatchkeyError } from "../../domain/errors.js";
 import { isPermission } from "../../domain/permissions.js";
 import type { ApiKeyRecord } from "../../store/key-store.js";
 import { organizationPage, type PageContext } from "../layout.js";
-import type { HandedSecret } from "../../services/secret-handoffs.js";
-import { assertCanManageKeys, consoleCaller, handoffSession, pageContext } from "../page-context.js";
+import type { HandedSecret, SecretHandoffs } from "../../services/secret-handoffs.js";
+import {
+  assertCanManageKeys,
+  consoleCaller,
+  handoffSession,
+  type Memberships,
+  pageContext,
+} from "../page-context.js";
 import { formValuesOfSubmission, keyInputOf, metadataFilterOf, rollInputOf } from "../key-form.js";
 import { formOf } from "../request-guard.js";
 import { rolledKey } from "./key-lifecycle-views.js";
 import { createdKey, type KeyDetailState, keyDetail, keyList, newKeyForm } from "./key-views.js";
+import type { Clock } from "../../domain/clock.js";
+import type { KeyService } from "../../services/key-service.js";
 
 type OrgParams = { orgId: string };
 type KeyParams = { orgId: string; keyId: string };
 
 /** Every key of the organization, newest first, through the service's pages (at most the key quota). */
 async function allKeys(
-  services: Services,
+  service: KeyService,
   caller: ReturnType<typeof consoleCaller>,
   includeDisabled: boolean,
   permission: string,
@@ -26,7 +33,7 @@ async function allKeys(
   const keys: ApiKeyRecord[] = [];
   let pageStart: string | undefined;
   do {
-    const page = await services.keys.list(caller, {
+    const page = await service.list(caller, {
       count: 100,
       pageStart,
       includeDisabled,
@@ -45,8 +52,10 @@ const isFormProblem = (error: unknown): error is LatchkeyError =>
   error instanceof LatchkeyError && error.code === "invalid_request";
 
 /** The keys pages: list with filters, create (secret shown once), edit, roll (new secret shown once), disable. */
-export async function keyPages(app: FastifyInstance, services: Services): Promise<void> {
-  const store = services.consoleStore;
+export async function keyPages(
+  app: FastifyInstance,
+  services: { keys: KeyService; users: Memberships; clock: Clock; secretHandoffs: SecretHandoffs },
+): Promise<void> {
   const send = (reply: FastifyReply, page: { text: string }, status = 200) =>
     reply.code(status).type("text/html").send(page.text);
 
@@ -60,7 +69,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
       notice?: string;
     };
   }>("/orgs/:orgId/keys", async (request, reply) => {
-    const context = await pageContext(request, store, request.params.orgId);
+    const context = await pageContext(request, services.users, request.params.orgId);
     const filters = {
       namePrefix: String(request.query.name_prefix ?? ""),
       metadata: String(request.query.metadata ?? ""),
@@ -83,7 +92,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
       return send(reply, list([], error.message), 400);
     }
     const keys = await allKeys(
-      services,
+      services.keys,
       consoleCaller(context),
       filters.includeDisabled,
       filters.permission,
@@ -94,7 +103,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
   });
 
   app.get<{ Params: OrgParams }>("/orgs/:orgId/keys/new", async (request, reply) => {
-    const context = await pageContext(request, store, request.params.orgId);
+    const context = await pageContext(request, services.users, request.params.orgId);
     assertCanManageKeys(context);
     return send(reply, organizationPage(context, "keys", "Create a key", newKeyForm(context)));
   });
@@ -118,7 +127,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
   };
 
   app.post<{ Params: OrgParams }>("/orgs/:orgId/keys", async (request, reply) => {
-    const context = await pageContext(request, store, request.params.orgId);
+    const context = await pageContext(request, services.users, request.params.orgId);
     assertCanManageKeys(context);
     try {
       const { key, secret } = await services.keys.create(consoleCaller(context), keyInputOf(formOf(request)));
@@ -138,7 +147,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
     app.get<{ Params: KeyParams; Querystring: { handoff?: string } }>(
       `/orgs/:orgId/keys/:keyId/${page}`,
       async (request, reply) => {
-        const context = await pageContext(request, store, request.params.orgId);
+        const context = await pageContext(request, services.users, request.params.orgId);
         const key = await services.keys.get(consoleCaller(context), request.params.keyId);
         const handed = await takeSecret(context, key.id, request.query.handoff);
         return send(reply, organizationPage(context, "keys", title, view(context, key, handed)));
@@ -149,7 +158,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
   app.get<{ Params: KeyParams; Querystring: { saved?: string } }>(
     "/orgs/:orgId/keys/:keyId",
     async (request, reply) => {
-      const context = await pageContext(request, store, request.params.orgId);
+      const context = await pageContext(request, services.users, request.params.orgId);
       const key = await services.keys.get(consoleCaller(context), request.params.keyId);
       const notice = request.query.saved === "1" ? "Changes saved." : undefined;
       return send(reply, detailPage(context, key, { notice }));
@@ -160,7 +169,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
     organizationPage(context, "keys", key.name, keyDetail(context, key, services.clock.now(), state));
 
   app.post<{ Params: KeyParams }>("/orgs/:orgId/keys/:keyId", async (request, reply) => {
-    const context = await pageContext(request, store, request.params.orgId);
+    const context = await pageContext(request, services.users, request.params.orgId);
     assertCanManageKeys(context);
     const { orgId, keyId } = request.params;
     const caller = consoleCaller(context);
@@ -177,7 +186,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
   });
 
   app.post<{ Params: KeyParams }>("/orgs/:orgId/keys/:keyId/roll", async (request, reply) => {
-    const context = await pageContext(request, store, request.params.orgId);
+    const context = await pageContext(request, services.users, request.params.orgId);
     assertCanManageKeys(context);
     const caller = consoleCaller(context);
     const { keyId } = request.params;
@@ -196,7 +205,7 @@ export async function keyPages(app: FastifyInstance, services: Services): Promis
   });
 
   app.post<{ Params: KeyParams }>("/orgs/:orgId/keys/:keyId/disable", async (request, reply) => {
-    const context = await pageContext(request, store, request.params.orgId);
+    const context = await pageContext(request, services.users, request.params.orgId);
     assertCanManageKeys(context);
     await services.keys.disable(consoleCaller(context), request.params.keyId);
     return reply.redirect(`/console/orgs/${request.params.orgId}/keys?notice=disabled`, 303);

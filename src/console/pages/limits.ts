@@ -1,23 +1,22 @@
 import type { FastifyInstance } from "fastify";
-import type { Services } from "../../app.js";
-import { defaultQuota, RATE_LIMIT_GROUPS } from "../../domain/rate-limit-groups.js";
+import { defaultQuota } from "../../domain/rate-limit-groups.js";
+import type { OrganizationLimitsView } from "../../services/organization-limits.js";
 import { html } from "../html.js";
 import { organizationPage } from "../layout.js";
-import { pageContext } from "../page-context.js";
+import { type Memberships, pageContext } from "../page-context.js";
 
 /**
  * Rate limits: each management group's quota per window, what is left of it now (read from the
  * limiter without counting), and whether an operator override applies. Overrides are set with
  * `latchkey org limits`; the console shows them.
  */
-export async function limitPages(app: FastifyInstance, services: Services): Promise<void> {
+export async function limitPages(
+  app: FastifyInstance,
+  { users, limits: view }: { users: Memberships; limits: OrganizationLimitsView },
+): Promise<void> {
   app.get<{ Params: { orgId: string } }>("/orgs/:orgId/limits", async (request, reply) => {
-    const context = await pageContext(request, services.consoleStore, request.params.orgId);
-    const orgId = context.current.orgId;
-    const limits = await services.store.getLimits(orgId);
-    const rows = await Promise.all(
-      RATE_LIMIT_GROUPS.map(async (group) => ({ group, ...(await services.rateLimit.peek(orgId, group)) })),
-    );
+    const context = await pageContext(request, users, request.params.orgId);
+    const { overrides: limits, groups: rows } = await view.read(context.current.orgId);
     const window = rows[0]?.windowSeconds ?? 60;
     const content = html`<p>
         Requests per ${window === 60 ? "minute" : `${window} seconds`} per organization, shared by every key

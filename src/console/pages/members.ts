@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { Services } from "../../app.js";
 import { CONSOLE_ROLES, userActor } from "../../domain/console-roles.js";
 import { LatchkeyError } from "../../domain/errors.js";
 import { html } from "../html.js";
 import { confirmedActionForm, csrfField, organizationPage, type PageContext } from "../layout.js";
 import { assertCanManageMembers, pageContext } from "../page-context.js";
 import { formOf } from "../request-guard.js";
+import type { ConsoleUserService } from "../../services/console-users.js";
 
 type OrgParams = { orgId: string };
 type MemberParams = { orgId: string; userId: string };
@@ -15,9 +15,14 @@ const roleOptions = (selected: string) =>
     (role) => html`<option value="${role}" ${role === selected ? html` selected` : ""}>${role}</option>`,
   );
 
-async function membersPage(services: Services, context: PageContext, problem?: string, notice?: string) {
+async function membersPage(
+  users: ConsoleUserService,
+  context: PageContext,
+  problem?: string,
+  notice?: string,
+) {
   const org = context.current.orgId;
-  const members = await services.consoleUsers.list(org);
+  const members = await users.list(org);
   const csrf = csrfField(context.signedIn);
   return organizationPage(
     context,
@@ -77,10 +82,12 @@ async function membersPage(services: Services, context: PageContext, problem?: s
 }
 
 /** Members: owners only. Each change goes through the user service, audited as `user:<id>`. */
-export async function memberPages(app: FastifyInstance, services: Services): Promise<void> {
-  const store = services.consoleStore;
+export async function memberPages(
+  app: FastifyInstance,
+  { users }: { users: ConsoleUserService },
+): Promise<void> {
   const ownerContext = async (request: Parameters<typeof pageContext>[0], orgId: string) => {
-    const context = await pageContext(request, store, orgId);
+    const context = await pageContext(request, users, orgId);
     assertCanManageMembers(context);
     return context;
   };
@@ -92,7 +99,7 @@ export async function memberPages(app: FastifyInstance, services: Services): Pro
     async (request, reply) => {
       const context = await ownerContext(request, request.params.orgId);
       const notice = request.query.notice === "saved" ? "Members updated." : undefined;
-      return html200(reply, 200, await membersPage(services, context, undefined, notice));
+      return html200(reply, 200, await membersPage(users, context, undefined, notice));
     },
   );
 
@@ -108,7 +115,7 @@ export async function memberPages(app: FastifyInstance, services: Services): Pro
       await work(userActor(context.signedIn.user.id));
     } catch (error) {
       if (!(error instanceof LatchkeyError) || error.status !== 400) throw error;
-      return html200(reply, 400, await membersPage(services, context, error.message));
+      return html200(reply, 400, await membersPage(users, context, error.message));
     }
     return reply.redirect(`/console/orgs/${orgId}/members?notice=saved`, 303);
   }
@@ -117,7 +124,7 @@ export async function memberPages(app: FastifyInstance, services: Services): Pro
     const form = formOf(request);
     const password = form.get("password") || undefined;
     return change(request, reply, request.params.orgId, (actor) =>
-      services.consoleUsers.add(
+      users.add(
         {
           email: form.get("email") ?? "",
           role: form.get("role") ?? "",
@@ -131,13 +138,11 @@ export async function memberPages(app: FastifyInstance, services: Services): Pro
 
   app.post<{ Params: MemberParams }>("/orgs/:orgId/members/:userId", async (request, reply) =>
     change(request, reply, request.params.orgId, (actor) =>
-      services.consoleUsers.setRole({ ...request.params, role: formOf(request).get("role") ?? "" }, actor),
+      users.setRole({ ...request.params, role: formOf(request).get("role") ?? "" }, actor),
     ),
   );
 
   app.post<{ Params: MemberParams }>("/orgs/:orgId/members/:userId/remove", async (request, reply) =>
-    change(request, reply, request.params.orgId, (actor) =>
-      services.consoleUsers.removeMember(request.params, actor),
-    ),
+    change(request, reply, request.params.orgId, (actor) => users.removeMember(request.params, actor)),
   );
 }

@@ -1,13 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Services } from "../../app.js";
 import { canManageKeys } from "../../domain/console-roles.js";
 import { LatchkeyError } from "../../domain/errors.js";
-import { type AuthorizationRequest, CONNECTION_PERMISSIONS } from "../../services/mcp-oauth.js";
+import {
+  type AuthorizationRequest,
+  CONNECTION_PERMISSIONS,
+  type McpOauth,
+} from "../../services/mcp-oauth.js";
 import { mcpResourceOf, originOf } from "../../oauth/routes.js";
 import { html } from "../html.js";
 import { csrfField, plainPage } from "../layout.js";
 import { formOf, signedIn } from "../request-guard.js";
 import { allowFormRedirectTo } from "../security-headers.js";
+import type { Memberships } from "../page-context.js";
 
 /** The request's parameters, carried through the consent form unchanged. */
 const CARRIED = [
@@ -38,11 +42,12 @@ function redirectWith(request: AuthorizationRequest, issuer: string, fields: Rec
 }
 
 /** The consent page: which organization and which permissions this MCP client's connection gets. */
-export async function consentPages(app: FastifyInstance, services: Services): Promise<void> {
-  const oauth = services.mcpOauth;
-
+export async function consentPages(
+  app: FastifyInstance,
+  { oauth, users }: { oauth: McpOauth; users: Memberships },
+): Promise<void> {
   async function organizations(request: FastifyRequest) {
-    const all = await services.consoleStore.membershipsOf(signedIn(request).user.id);
+    const all = await users.membershipsOf(signedIn(request).user.id);
     return all.filter((m) => canManageKeys(m.role));
   }
 

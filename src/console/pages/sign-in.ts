@@ -5,7 +5,7 @@ import type { ConsoleSessions } from "../../services/console-sessions.js";
 import { html } from "../html.js";
 import { plainPage } from "../layout.js";
 import { assertSameOrigin, formOf } from "../request-guard.js";
-import { clearSessionCookie, readCookie, sessionCookieName, setSessionCookie } from "../session-cookie.js";
+import { clearSessionCookie, sessionToken, setSessionCookie } from "../session-cookie.js";
 
 /** Only a path of the console itself is followed after sign-in: never another site (open redirect). */
 function safeNext(next: string | undefined): string {
@@ -95,7 +95,7 @@ export async function signInRoutes(
 
   app.post("/sign-out", async (request, reply) => {
     assertSameOrigin(request);
-    const token = readCookie(request, sessionCookieName(request));
+    const token = sessionToken(request);
     if (token) await sessions.signOut(token);
     clearSessionCookie(request, reply);
     return reply.redirect("/console/sign-in", 303);

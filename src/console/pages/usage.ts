@@ -1,9 +1,10 @@
 import type { FastifyInstance } from "fastify";
-import type { Services } from "../../app.js";
 import { html } from "../html.js";
 import { organizationPage } from "../layout.js";
-import { pageContext } from "../page-context.js";
+import { type Memberships, pageContext } from "../page-context.js";
 import { barChart, barTable, series } from "./usage-chart.js";
+import type { Clock } from "../../domain/clock.js";
+import type { UsageService } from "../../services/usage.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -11,9 +12,12 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13).replace("T", " ") + ":00";
 
 /** Usage: the current billing period against the allowance, then the last 72 hours and 60 days. */
-export async function usagePages(app: FastifyInstance, services: Services): Promise<void> {
+export async function usagePages(
+  app: FastifyInstance,
+  services: { usage: UsageService; users: Memberships; clock: Clock },
+): Promise<void> {
   app.get<{ Params: { orgId: string } }>("/orgs/:orgId/usage", async (request, reply) => {
-    const context = await pageContext(request, services.consoleStore, request.params.orgId);
+    const context = await pageContext(request, services.users, request.params.orgId);
     const orgId = context.current.orgId;
     const [report, period] = await Promise.all([
       services.usage.report(orgId),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { RateLimiter } from "../../ratelimit/rate-limiter.js";
 import type { RedisTopologyHealth } from "../../redis/topology-health.js";
-import type { KeyStore } from "../../store/key-store.js";
+import type { DatabaseUse } from "../../store/key-store.js";
 
 /** Liveness and readiness for load balancers and orchestrators; neither needs credentials. */
 export async function healthRoutes(
@@ -10,7 +10,7 @@ export async function healthRoutes(
     store,
     limiter,
     redisHealth,
-  }: { store: KeyStore; limiter: RateLimiter; redisHealth?: () => RedisTopologyHealth },
+  }: { store: DatabaseUse; limiter: RateLimiter; redisHealth?: () => RedisTopologyHealth },
 ): Promise<void> {
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
 

@@ -43,5 +43,6 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<void> {
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error } = await migrator.migrateToLatest();
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever else Kysely rejects with, in words
   if (error) throw error instanceof Error ? error : new Error(String(error));
 }
