@@ -1,34 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { describe, expect, onTestFinished, test } from "vitest";
-import { adminApp } from "../helpers/admin.js";
-import { basicAuth, buildTestApp, fakeClock, type TestApp } from "../helpers/build-test-app.js";
-import { createPostgresSchema } from "../helpers/postgres-schema.js";
-import { describeWithServices } from "../helpers/services.js";
-
-/** An organization with `allowance` credits a period, made through the provisioning API. */
-async function grantsApp(allowance: number, options: Parameters<typeof adminApp>[0] = {}) {
-  const setup = await adminApp(options);
-  const { testApp, admin } = setup;
-  const created = (
-    await admin("POST", "/v1/admin/organizations", { name: "acme", plan: { image_credits: allowance } })
-  ).json();
-  const orgId: string = created.organization.id;
-  const authorization = basicAuth(created.key.api_id, created.key.api_key).authorization;
-  const { token } = await testApp.services.serviceTokens.create("images");
-  const render = async (credits = 1, app: TestApp = testApp) =>
-    (
-      await app.app.inject({
-        method: "POST",
-        url: "/v1/authorize",
-        headers: { "x-latchkey-service-token": token },
-        payload: { authorization, permission: "images:create", credits },
-      })
-    ).json();
-  const grants = async () =>
-    (await admin("GET", `/v1/admin/organizations/${orgId}/credit-grants`)).json().data;
-  const grant = (body: unknown) => admin("POST", `/v1/admin/organizations/${orgId}/credit-grants`, body);
-  return { ...setup, orgId, render, grants, grant };
-}
+import { describe, expect, test } from "vitest";
+import { fakeClock } from "../helpers/build-test-app.js";
+import { grantsApp } from "../helpers/credit-grants-app.js";
 
 describe("credit grants", () => {
   test.each([
@@ -96,29 +68,5 @@ describe("credit grants", () => {
     expect(
       (await admin("POST", "/v1/admin/organizations/org_unknown/credit-grants", { credits: 1 })).statusCode,
     ).toBe(404);
-  });
-});
-
-describeWithServices(["postgres", "redis"], "credit grants on two nodes", ({ postgres, redis }) => {
-  test("60 concurrent one-credit requests on two nodes: exactly the allowance plus the grant are allowed", async () => {
-    const schema = await createPostgresSchema(postgres);
-    onTestFinished(() => schema.drop());
-    const env = {
-      LATCHKEY_DATABASE_URL: schema.url,
-      LATCHKEY_REDIS_URL: redis,
-      LATCHKEY_REDIS_PREFIX: `lk_test_${randomBytes(6).toString("hex")}`,
-    };
-    const { grant, grants, render } = await grantsApp(10, { env });
-    const second = await buildTestApp({ env });
-    await grant({ credits: 15 });
-    await grant({ credits: 5, expires_at: "2099-01-01T00:00:00Z" });
-    const decisions = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => render(1, i % 2 === 0 ? undefined : second)),
-    );
-    expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
-    // Every refusal is the plan limit (a failure shows what else came back).
-    const refusals = decisions.filter((d) => !d.allowed).map((d) => d.error?.code ?? d.code);
-    expect(refusals).toEqual(Array.from({ length: 30 }, () => "plan_limit_exceeded"));
-    expect((await grants()).map((g: { remaining: number }) => g.remaining)).toEqual([0, 0]);
   });
 });
