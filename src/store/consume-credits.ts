@@ -49,21 +49,27 @@ export async function consumeCreditsPostgres(
   db: Kysely<Database>,
   c: CreditConsumption,
 ): Promise<CreditResult> {
-  // A refusal reads the period's total in the same statement (as of the statement's start): the
-  // plan-limit answer needs no second round trip.
+  // A refusal reads the period's total in the same statement, with a row lock (`for share`): the
+  // snapshot of a statement is taken at its start, so a plain read gave the total before a consumption
+  // committed while this one waited for the row, not the total that refused it (26 of 30 where 30 were
+  // used). Locking the row reads its latest version, the one the conflict clause refused on, and this
+  // transaction already holds that row's lock, so no other total can come between.
   const { rows } = await sql<{
     used: number | string;
     consumed: number;
   }>`with consumed as (${conditionalUpsert(c)}),
-    recorded as (${recordUsage(c, sql`from consumed`)})
+    recorded as (${recordUsage(c, sql`from consumed`)}),
+    refusedAt as (select used from credit_periods
+      where org_id = ${c.orgId} and period_start = ${c.periodStart} and not exists (select 1 from consumed)
+      for share)
     select used, 1 as consumed from consumed
     union all
-    select used, 0 as consumed from credit_periods
-    where org_id = ${c.orgId} and period_start = ${c.periodStart} and not exists (select 1 from consumed)`.execute(
-    db,
-  );
+    select used, 0 as consumed from refusedAt`.execute(db);
   const row = rows[0];
-  return { consumed: row?.consumed === 1, used: Number(row?.used ?? 0) };
+  if (row) return { consumed: row.consumed === 1, used: Number(row.used) };
+  // Refused with no row this statement could see: the period's row was created after it started (or
+  // not at all). A new statement sees it: the one case that takes a second round trip.
+  return { consumed: false, used: await usedNow(db, c) };
 }
 
 /**

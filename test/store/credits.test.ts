@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { openStores, type Stores } from "../../src/store/open-database.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { describeWithServices } from "../helpers/services.js";
@@ -65,4 +66,46 @@ describeWithServices(["postgres"], "credits on PostgreSQL", (services) => {
   });
   afterAll(() => schema?.drop());
   creditContract(() => openStores(schema.url));
+
+  test("a refusal reports the total that refused it, committed while the refusal waited for the row", async () => {
+    const stores = await openStores(schema.url);
+    const other = new pg.Client({ connectionString: schema.url });
+    const watcher = new pg.Client({ connectionString: schema.url });
+    await Promise.all([other.connect(), watcher.connect()]);
+    try {
+      const orgId = `org_refusal${Date.now()}`;
+      await stores.keys.createOrganization({ id: orgId, name: "refusal", createdAt: 0 });
+      const consume = (credits: number) =>
+        stores.plans.consumeCredits({
+          orgId,
+          ...PERIOD,
+          credits,
+          allowance: 30,
+          overages: false,
+          hourStart: 1_001 * HOUR,
+        });
+      expect(await consume(26)).toEqual({ consumed: true, used: 26 });
+      // Another node's consumption holds the period's row: the refusal below starts (its snapshot shows
+      // 26), waits for the row, and is refused by the 30 committed meanwhile: it must say 30.
+      await other.query("begin");
+      await other.query("update credit_periods set used = 30 where org_id = $1", [orgId]);
+      const { rows } = await other.query<{ pid: number }>("select pg_backend_pid() as pid");
+      const refused = consume(1);
+      await vi.waitFor(
+        async () => {
+          const waiting = await watcher.query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))",
+            [rows[0]?.pid],
+          );
+          expect(waiting.rows[0]?.n).toBe(1);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await other.query("commit");
+      expect(await refused).toEqual({ consumed: false, used: 30 });
+    } finally {
+      await Promise.all([other.end(), watcher.end()]);
+      await stores.close();
+    }
+  });
 });
