@@ -58,6 +58,12 @@ export const DEFAULT_REDIS_OUTAGE_AFTER_MS = 2000;
  */
 const RETRY_AFTER_MS = 400;
 
+/**
+ * Members waiting for a connection to be retracted; past this many (a long outage under heavy load)
+ * the rest are left to expire with their window, as any slot does.
+ */
+const MAX_UNRETRACTED = 100_000;
+
 /** The deadline of one decision passed before Redis answered any of its attempts. */
 export class RedisDeadlineExceeded extends Error {
   constructor(deadlineMs: number) {
@@ -144,6 +150,28 @@ export function createRedisRateLimiter(
     return `the connection to Redis is ${redis.status === "ready" ? "closed" : redis.status}${cause}`;
   };
 
+  // Members of decisions that failed while the connection was down, retracted once it is back.
+  const unretracted = new Map<string, string>();
+  /**
+   * Removes a failed decision's member from its bucket, so a request answered 503 (or counted on this
+   * node alone) never also holds a shared slot: the ZREM is sent behind the decision's attempts on the
+   * same connection, so Redis runs it after any of them it has yet to run, and an admission whose
+   * reply came too late is taken back. While the connection is down, it waits for the next one.
+   */
+  const later = (bucket: string, id: string) => {
+    if (unretracted.size < MAX_UNRETRACTED) unretracted.set(id, bucket);
+  };
+  const retract = (bucket: string, id: string) => {
+    if (connectionLost() === undefined) redis.zrem(bucket, id).catch(() => later(bucket, id));
+    else later(bucket, id);
+  };
+  redis.on("ready", () => {
+    for (const [id, bucket] of unretracted) {
+      unretracted.delete(id);
+      retract(bucket, id);
+    }
+  });
+
   /**
    * One decision: the same attempt (same member) sent again every `RETRY_AFTER_MS` while none is
    * answered, until the first answer, an error other than a timeout (a lost connection, an error
@@ -186,15 +214,18 @@ export function createRedisRateLimiter(
           },
           (error: unknown) => {
             // A timed-out attempt leaves the decision to the others and to the deadline.
+            if (isTimeout(error) || tolerateFailover) return;
+            // A lost connection may have taken an admission's reply with it: that slot goes too.
+            retract(bucket, id);
             // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the attempt's own failure, as it came
-            if (!isTimeout(error) && !tolerateFailover) settle(() => reject(error));
+            settle(() => reject(error));
           },
         );
       };
       const giveUp = () => {
-        // An attempt may have been admitted without a reply, or without a replica's confirmation:
+        // An attempt may have been admitted without a reply (or without a replica's confirmation):
         // a request refused here must hold no slot.
-        if (replicasAck) redis.zrem(bucket, id).catch(() => {});
+        retract(bucket, id);
         const error = unconfirmed
           ? noReplicaAcknowledged(`none within ${deadlineMs} ms`)
           : new RedisDeadlineExceeded(deadlineMs);

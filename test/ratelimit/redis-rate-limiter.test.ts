@@ -135,4 +135,39 @@ describeWithServices(["redis", "redisServer"], "Redis limiter internals", ({ red
     expect(await decision).toMatchObject({ type: "allow", remaining: 3 });
     expect(await redis.zcard(key)).toBe(2);
   });
+
+  test("a decision refused at its deadline holds no slot, though Redis ran its attempts afterwards", async () => {
+    const own = await startThrowawayRedis(redisServer);
+    onTestFinished(() => own.stop());
+    const redis = await connect(own.url);
+    const limiter = createRedisRateLimiter(redis, { deadlineMs: 600, outageAfterMs: 60_000 });
+    const key = `lk-test:${randomUUID()}`;
+    expect((await limiter.consume(key, 5, 60_000)).type).toBe("allow");
+    // A stalled Redis: the decision's attempts wait in its socket, the deadline passes (the request
+    // is answered 503), and then Redis runs them all, the first admitting.
+    own.pause();
+    await expect(limiter.consume(key, 5, 60_000)).rejects.toThrow(/did not answer within 600 ms/);
+    own.resume();
+    // Whatever this connection sent before is run before this.
+    await redis.ping();
+    expect(await redis.zcard(key)).toBe(1);
+  });
+
+  test("a decision whose connection was lost holds no slot once Redis is reached again", async () => {
+    const own = await startThrowawayRedis(redisServer);
+    onTestFinished(() => own.stop());
+    const redis = await connect(own.url);
+    const limiter = createRedisRateLimiter(redis, { deadlineMs: 60_000, outageAfterMs: 60_000 });
+    const key = `lk-test:${randomUUID()}`;
+    expect((await limiter.consume(key, 5, 60_000)).type).toBe("allow");
+    own.pause();
+    const decision = limiter.consume(key, 5, 60_000);
+    await vi.waitFor(() => expect(redis.commandQueue.length).toBeGreaterThanOrEqual(1), { timeout: 5000 });
+    // The connection drops with the attempt unanswered; Redis had read it and runs it when thawed.
+    redis.stream.destroy();
+    await expect(decision).rejects.toThrow();
+    own.resume();
+    expect(await waitUntilReady(redis, 5000)).toBe(true);
+    await vi.waitFor(async () => expect(await redis.zcard(key)).toBe(1), { timeout: 5000 });
+  });
 });
