@@ -26,6 +26,7 @@ const INTEGRATION = [
   "test/http/keep-alive-credentials.test.ts",
   "test/http/metrics-backends.test.ts",
   "test/http/record-cache-postgres.test.ts",
+  "test/http/round-trips-postgres.test.ts",
   "test/http/resource-quota-postgres.test.ts",
   "test/http/text-rules.test.ts",
   "test/ratelimit/limiter-contract.test.ts",

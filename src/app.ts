@@ -234,8 +234,8 @@ export async function createServices(
     }),
     metrics,
   );
-  const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }, clock);
-  const credits = createCreditLedger(stores.plans, clock);
+  const plans = createPlanService(coherence.plans, { imageCredits: config.defaultImageCredits }, clock);
+  const credits = createCreditLedger(coherence.plans, clock);
   const lastUse = createLastUseRecorder({ store, clock, log });
   const expiries = createExpiryRecorder({
     store,

@@ -2,7 +2,8 @@ import type { ApiKeyRecord } from "../store/key-store.js";
 
 /**
  * The one thing the access decision knows of the caches: a caller's key that a cache holds but that
- * only the limiter can confirm, in the same call that counts the request (README.md). Where the key
+ * only Redis can confirm, in the same call that counts the request (the limiter's), or in a call of
+ * its own (`confirm`) when the request counts against no group (README.md). Where the key
  * store's own reads are exact (SQLite), or nothing is cached, there is none.
  */
 export interface CallerCache {
@@ -13,4 +14,11 @@ export interface CallerCache {
   peek(apiId: string): { key: ApiKeyRecord; version: number } | undefined;
   /** Drops the entry of `apiId` (its version was stale, or it led to a refusal). */
   forget(apiId: string): void;
+  /**
+   * For a decision that counts against no group (so makes no limiter call): whether `orgId`'s records
+   * are still at `version` with no write in progress, asked of Redis in one round trip. False when
+   * they are not, or Redis cannot tell (then the key is read from the database). Without a version
+   * (a key just read from the database) it only observes the version, so the next read is cached.
+   */
+  confirm(orgId: string, version: number | undefined): Promise<boolean>;
 }

@@ -5,7 +5,15 @@ import type { Stores } from "../store/open-database.js";
 import type { WarningLog } from "../warning-log.js";
 import type { CallerCache } from "./caller-cache.js";
 import { createRecordVersions, type RecordVersions } from "./record-versions.js";
-import { withVersionedOrganizationWrites, withVersionedWrites } from "./redis-record-versions.js";
+import {
+  readRecordVersion,
+  recordVersionKeys,
+  withVersionedOrganizationWrites,
+  withVersionedPlanWrites,
+  withVersionedWrites,
+} from "./redis-record-versions.js";
+import { withVersionCachedPlans } from "./version-cached-plans.js";
+import type { PlanStore } from "../store/plan-store.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import { type CachedRecord, type CacheReadOutcome, withVersionCachedKeys } from "./version-cached-keys.js";
 
@@ -17,6 +25,8 @@ export interface Coherence {
   keys: KeyStore;
   /** The organization store to use: a disable or an enable announced like a key change. */
   organizations: OrganizationStore;
+  /** The plan store to use: a plan change announced like a key change, plans cached at the version. */
+  plans: PlanStore;
   /** Cached callers for the access decision to confirm; absent where there is nothing to confirm. */
   callers?: CallerCache;
   /** Filled by the limiter's replies (PostgreSQL + Redis with the record cache); else absent. */
@@ -58,6 +68,7 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     return {
       keys: stores.keys,
       organizations: stores.organizations,
+      plans: stores.plans,
       clear: () => {},
       cacheSizes: () => stores.cacheSizes(),
     };
@@ -73,6 +84,7 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     return {
       keys: withVersionedWrites(stores.keys, writes),
       organizations,
+      plans: withVersionedPlanWrites(stores.plans, writes),
       clear: () => {},
       cacheSizes: () => ({}),
     };
@@ -80,17 +92,37 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
   const versions = createRecordVersions();
   const cached = withVersionCachedKeys(stores.keys, {
     versions,
+    async confirm(orgId, version) {
+      try {
+        const seen = await readRecordVersion(await redis(), recordVersionKeys(options.prefix, orgId));
+        versions.observe(orgId, seen.version, seen.writing);
+        return seen.version === version && !seen.writing;
+      } catch {
+        // Redis cannot tell: the key is read from the database instead, as when the cache is off.
+        return false;
+      }
+    },
     usable: options.usable,
     now: options.now,
     maxAgeMs: LAST_USE_INTERVAL_MS,
     ...(options.onRead ? { onRead: options.onRead } : {}),
   });
+  const cachedPlans = withVersionCachedPlans(stores.plans, {
+    versions,
+    usable: options.usable,
+    now: options.now,
+    maxAgeMs: LAST_USE_INTERVAL_MS,
+  });
   return {
     keys: withVersionedWrites(cached.keys, writes),
     organizations,
+    plans: withVersionedPlanWrites(cachedPlans.plans, writes),
     versions,
     callers: cached.callers,
-    clear: () => cached.clear(),
-    cacheSizes: () => cached.cacheSizes(),
+    clear: () => {
+      cached.clear();
+      cachedPlans.clear();
+    },
+    cacheSizes: () => ({ ...cached.cacheSizes(), plans: cachedPlans.size }),
   };
 }

@@ -3,8 +3,9 @@ import { LatchkeyError } from "../domain/errors.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import type { RedisClient } from "../redis/connection.js";
 import { organizationKeys } from "../redis/key-names.js";
-import { evalAcknowledged, type StoredScript } from "../redis/replica-ack.js";
+import { evalAcknowledged, evalStored, type StoredScript } from "../redis/replica-ack.js";
 import type { KeyStore } from "../store/key-store.js";
+import type { PlanStore } from "../store/plan-store.js";
 import type { WarningLog } from "../warning-log.js";
 
 /**
@@ -80,6 +81,30 @@ bumpVersion(KEYS[1])
 if redis.call('DECR', KEYS[2]) <= 0 then redis.call('DEL', KEYS[2]) end
 return 1
 `;
+
+/**
+ * Reads an organization's record version and its writes in progress, counting nothing: the check of a
+ * decision that counts against no group (the rate-limit script reads the same two atomically with
+ * its decision otherwise). KEYS[1] version, KEYS[2] writing. Returns { version, writes in progress }.
+ */
+export const READ_VERSION_SCRIPT = `${CURRENT_VERSION_LUA}
+return {currentVersion(KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '0')}
+`;
+
+const READ_VERSION: StoredScript = {
+  source: READ_VERSION_SCRIPT,
+  sha: createHash("sha1").update(READ_VERSION_SCRIPT).digest("hex"),
+};
+
+/** An organization's record version now: one round trip (the script by its SHA-1). */
+export async function readRecordVersion(
+  connection: RedisClient,
+  keys: RecordVersionKeys,
+): Promise<{ version: number; writing: boolean }> {
+  const reply = await evalStored(connection, READ_VERSION, [keys.versionKey, keys.writingKey], []);
+  const [version, writing] = reply as [string, number];
+  return { version: Number(version), writing: writing > 0 };
+}
 
 /** How long a write-in-progress mark outlives a writer that died mid-write: longer than any transaction. */
 const WRITING_MARK_MS = 60_000;
@@ -175,6 +200,15 @@ export function withVersionedOrganizationWrites(
     ...organizations,
     updateOrganization: (id, changes, at, audit) =>
       announced(id, () => organizations.updateOrganization(id, changes, at, audit)),
+  };
+}
+
+/** A plan change moves the organization's version like a key change: plans are cached at it too. */
+export function withVersionedPlanWrites(plans: PlanStore, options: VersionedWritesOptions): PlanStore {
+  const announced = versionedWrite(options);
+  return {
+    ...plans,
+    setPlan: (orgId, changes, audit) => announced(orgId, () => plans.setPlan(orgId, changes, audit)),
   };
 }
 

@@ -14,6 +14,8 @@ export interface VersionCachedKeysOptions {
    * once a minute per key), so a cached key shows it at most this much older than the database.
    */
   maxAgeMs: number;
+  /** Reads an organization's record version in Redis (CallerCache.confirm); records what it saw. */
+  confirm: CallerCache["confirm"];
   /** Told of every cache read, for the metrics (`latchkey_record_cache_reads_total`). */
   onRead?: (record: CachedRecord, outcome: CacheReadOutcome) => void;
 }
@@ -57,6 +59,7 @@ export function withVersionCachedKeys(
         count("caller_key", "dropped");
         byApiId.delete(apiId);
       },
+      confirm: options.confirm,
     },
     keys: {
       ...keys,

@@ -144,7 +144,8 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
 
     const feature = planFeatureOf(request.permission);
     let plan: Plan | undefined;
-    if (feature || request.credits) plan = await plans.get(caller.orgId);
+    // On a cached caller, a plan cached at the same record version: the check below confirms both.
+    if (feature || request.credits) plan = await plans.get(caller.orgId, expected);
     if (feature && plan && !plan[feature]) {
       // A cached key may have been disabled since: 401 must win over 403, so decide on the stored key.
       if (expected !== undefined) return STALE;
@@ -152,7 +153,12 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     }
 
     let limit: ManagementDecision | null = null;
-    if (request.group) {
+    if (!request.group && deps.callers) {
+      // No limiter call to carry the record version: the cache's own call (one Redis round trip)
+      // confirms a cached key, or observes the version so that the key's next read is cached.
+      const confirmed = await deps.callers.confirm(caller.orgId, expected);
+      if (expected !== undefined && !confirmed) return STALE;
+    } else if (request.group) {
       let answer: Awaited<ReturnType<ManagementRateLimit["consumeExpecting"]>>;
       try {
         answer =
@@ -198,9 +204,9 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     decideChecked(caller, request, undefined) as Promise<AccessDecision>;
 
   /**
-   * The decision on the caller's cached key, when there is one and the request counts against a group:
-   * the limiter confirms the key's record version in the same call that counts the request, so the
-   * key is exact at that moment. Only an admission, or a refusal by the limiter or credits, is decided
+   * The decision on the caller's cached key, when there is one: the limiter confirms the key's record
+   * version in the same call that counts the request (or, for a request of no group, the cache's own
+   * `confirm` does, before anything is consumed), so the key is exact at that moment. Only an admission, or a refusal by the limiter or credits, is decided
    * this way; a refusal before the limiter (disabled, missing permission, plan) might come from a key
    * changed since, so those, and a stale version, are decided again on the key read from the database.
    */
@@ -230,7 +236,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
 
   return {
     async decide(request) {
-      if (request.group && deps.callers) {
+      if (deps.callers) {
         const decided = await decideOnCachedCaller(request);
         if (decided) return decided;
       }

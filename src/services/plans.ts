@@ -26,8 +26,11 @@ export function resolvePlan(stored: StoredPlan, defaults: PlanDefaults): Plan {
 
 /** Reads and changes organizations' plans. */
 export interface PlanService {
-  /** The organization's effective plan; throws not_found for an unknown organization. */
-  get(orgId: string): Promise<Plan>;
+  /**
+   * The organization's effective plan; throws not_found for an unknown organization. `seenVersion`:
+   * the record version the caller's decision confirms (PlanStore.getPlan).
+   */
+  get(orgId: string, seenVersion?: number): Promise<Plan>;
   /** Applies the changes, recorded in the audit trail as made by `actor`, and returns the resulting plan. */
   change(orgId: string, changes: PlanChanges, actor?: string): Promise<Plan>;
 }
@@ -41,8 +44,8 @@ export function createPlanService(
   defaults: PlanDefaults,
   clock: Clock = systemClock,
 ): PlanService {
-  async function get(orgId: string): Promise<Plan> {
-    const stored = await store.getPlan(orgId);
+  async function get(orgId: string, seenVersion?: number): Promise<Plan> {
+    const stored = await store.getPlan(orgId, seenVersion);
     if (!stored) throw noOrganization(orgId);
     return resolvePlan(stored, defaults);
   }

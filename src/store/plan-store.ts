@@ -52,8 +52,12 @@ export interface CreditPeriodRow {
 
 /** Plans, credits and the usage history, in the database (never in Redis: credits are money). */
 export interface PlanStore {
-  /** The organization's plan settings, or undefined when there is no such organization. */
-  getPlan(orgId: string): Promise<StoredPlan | undefined>;
+  /**
+   * The organization's plan settings, or undefined when there is no such organization. `seenVersion`:
+   * the organization's record version the request is about to confirm (PostgreSQL + Redis record
+   * cache, src/cache/version-cached-plans.ts); a plan cached at exactly that version may be served.
+   */
+  getPlan(orgId: string, seenVersion?: number): Promise<StoredPlan | undefined>;
   /**
    * Writes the given plan settings and records `audit` (the stored plan before and after) in the same
    * transaction. Resolves false, writing nothing, when there is no such organization.

@@ -46,7 +46,8 @@ function asServerUser(): { prefix: string[]; uid: number | undefined; gid: numbe
   return { prefix: ["runuser", "-u", "postgres", "--"], uid, gid };
 }
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+/** `settings`: more server settings (`-c name=value` each), such as `shared_preload_libraries=pg_stat_statements`. */
+export async function startOwnPostgres(settings: string[] = []): Promise<OwnPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("no PostgreSQL server programs (apt-get install postgresql)");
   const user = asServerUser();
@@ -64,7 +65,10 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const logTail = () => (existsSync(log) ? readFileSync(log, "utf8").slice(-2000) : "");
 
   await program("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
-  const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const options = [
+    `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    ...settings.map((setting) => `-c ${setting}`),
+  ].join(" ");
   let running = false;
   async function start() {
     try {
