@@ -160,5 +160,53 @@ describeWithServices(
       });
       expect((await get(testApp, key.id, key.headers)).statusCode).toBe(403);
     });
+    test("a plan change, through another node or the CLI's stores, is applied by the next authorize", async () => {
+      const { testApp, url, prefix } = await postgresApp();
+      // A second node over the same database and Redis: the change is made there.
+      const other = await buildTestApp({
+        env: {
+          LATCHKEY_DATABASE_URL: url,
+          LATCHKEY_REDIS_URL: services.redis,
+          LATCHKEY_REDIS_PREFIX: prefix,
+        },
+      });
+      const owner = await testApp.createOrganization();
+      const { token } = await testApp.services.serviceTokens.create("plans");
+      const authorize = async () => {
+        const reply = await testApp.app.inject({
+          method: "POST",
+          url: "/v1/authorize",
+          headers: { "x-latchkey-service-token": token },
+          payload: { authorization: owner.headers.authorization, permission: "images:create", credits: 1 },
+        });
+        return reply.json<{ allowed: boolean; headers: Record<string, string> }>();
+      };
+      await testApp.services.plans.change(owner.orgId, { imageCredits: 1000 });
+      // Warm: the key and the plan are now served from the cache at the organization's version.
+      for (let i = 0; i < 3; i++) expect((await authorize()).headers["x-renders-allowed"]).toBe("1000");
+      expect(testApp.services.cacheSizes()).toMatchObject({ plans: 1 });
+
+      await other.services.plans.change(owner.orgId, { imageCredits: 3 });
+      const refused = await authorize();
+      expect(refused.allowed).toBe(false);
+      expect(refused.headers["x-renders-allowed"]).toBe("3");
+
+      const names = ["LATCHKEY_DATABASE_URL", "LATCHKEY_REDIS_URL", "LATCHKEY_REDIS_PREFIX"] as const;
+      const saved = names.map((name) => [name, process.env[name]] as const);
+      onTestFinished(() => {
+        for (const [name, value] of saved) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      });
+      process.env.LATCHKEY_DATABASE_URL = url;
+      process.env.LATCHKEY_REDIS_URL = services.redis;
+      process.env.LATCHKEY_REDIS_PREFIX = prefix;
+      for (let i = 0; i < 2; i++) expect((await authorize()).allowed).toBe(false);
+      await withStores((stores) => stores.plans.setPlan(owner.orgId, { imageCredits: 500 }));
+      const allowed = await authorize();
+      expect(allowed.allowed).toBe(true);
+      expect(allowed.headers["x-renders-allowed"]).toBe("500");
+    });
   },
 );
