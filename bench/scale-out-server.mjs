@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
 import { createBenchSchema } from "./lib/postgres-schema.mjs";
-import { benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./servers/ready.mjs";
+import {
+  authorizeTargets,
+  benchLogging,
+  printReady,
+  seedBenchOrganization,
+  stopOnSignal,
+} from "./servers/ready.mjs";
 import { internalsOf } from "./lib/in-process.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname);
@@ -64,4 +70,9 @@ stopOnSignal(async () => {
   await schema.drop();
   rmSync(logFile, { force: true });
 });
-printReady(app, { "latchkey-pg-redis": { path: `/v1/api-keys/${target.id}`, headers: { authorization } } });
+const authorize = await authorizeTargets(services, target, authorization);
+printReady(app, {
+  "latchkey-pg-redis": { path: `/v1/api-keys/${target.id}`, headers: { authorization } },
+  "authorize-pg-redis": authorize.authorize,
+  "authorize+credit-pg-redis": authorize["authorize+credit"],
+});

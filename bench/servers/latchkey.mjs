@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./ready.mjs";
+import { authorizeTargets, benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./ready.mjs";
 import { internalsOf } from "../lib/in-process.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
@@ -27,7 +27,7 @@ const { app, services } = await buildApp({ config, logStream: logging.logStream 
 const { target, authorization } = await seedBenchOrganization(services, createOrganizationWithOwner);
 const targets = {
   latchkey: { path: `/v1/api-keys/${target.id}`, headers: { authorization } },
-  ...(await authorizeTargets(target, authorization)),
+  ...(await authorizeTargets(services, target, authorization)),
 };
 if (process.env.BENCH_BREAKDOWN === "1") {
   Object.assign(targets, await addBreakdownRoutes(target, authorization));
@@ -39,22 +39,6 @@ stopOnSignal(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 printReady(app, targets);
-
-/**
- * `POST /v1/authorize` as a platform service calls it: a service token, the caller's Authorization
- * header, a permission, and no group; once without credits and once with one (the plan's allowance
- * raised so every request is allowed).
- */
-async function authorizeTargets(target, authorization) {
-  const { token } = await services.serviceTokens.create("bench");
-  await services.plans.change(target.orgId, { imageCredits: 1e12 });
-  const headers = { "content-type": "application/json", "x-latchkey-service-token": token };
-  const body = (extra) => JSON.stringify({ authorization, permission: "images:create", ...extra });
-  return {
-    authorize: { method: "POST", path: "/v1/authorize", headers, body: body({}) },
-    "authorize+credit": { method: "POST", path: "/v1/authorize", headers, body: body({ credits: 1 }) },
-  };
-}
 
 /**
  * Routes that each do a prefix of the real route's work, on the same Fastify instance (same logger,

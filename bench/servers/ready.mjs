@@ -64,3 +64,20 @@ export async function benchLogging(file) {
     logStream: destination(file),
   };
 }
+
+/**
+ * `POST /v1/authorize` as a platform service calls it: a service token, the caller's Authorization
+ * header, a permission, and no group; once without credits and once with one (the plan's allowance
+ * raised so every request is allowed).
+ */
+export async function authorizeTargets(services, target, authorization) {
+  const { token } = await services.serviceTokens.create("bench");
+  // Within PostgreSQL's integer column, and more than any run consumes.
+  await services.plans.change(target.orgId, { imageCredits: 2_000_000_000 });
+  const headers = { "content-type": "application/json", "x-latchkey-service-token": token };
+  const body = (extra) => JSON.stringify({ authorization, permission: "images:create", ...extra });
+  return {
+    authorize: { method: "POST", path: "/v1/authorize", headers, body: body({}) },
+    "authorize+credit": { method: "POST", path: "/v1/authorize", headers, body: body({ credits: 1 }) },
+  };
+}
