@@ -1,8 +1,15 @@
-// Latency of the core read at fixed arrival rates (open loop), to see what holding a request until the
-// end of its event-loop turn (src/cache/sqlite-freshness.ts) costs when the server is not saturated.
-// Each build serves in its own process; the rates alternate between the builds, each for --duration s.
-//   node bench/open-loop.mjs [--rate 200 --rate 2000] [--duration 8] [--compare <other dist>]
-// autocannon's own scheduling is in these latencies: compare builds in the same run, not absolutes.
+// Latency of authorize at fixed arrival rates (open loop), one node per backend: SQLite
+// (servers/latchkey.mjs) and PostgreSQL + Redis (scale-out-server.mjs), the table a user compares with
+// Kong's and Tyk's published ones. For each backend and --rate: p50, p99 and p99.9 of authorize (no
+// group, no credits, as a platform service calls it), and the rate achieved; then, with --search, the
+// most decisions per second the node sustains with p99 under --p99-ms (each step a rate x1.25 higher,
+// until the node falls behind the offered rate by more than 2% or its p99 passes the bound).
+//   npm run build && node bench/open-loop.mjs [--rate 1000 --rate 5000] [--duration 10]
+//     [--backend sqlite --backend postgres] [--search] [--p99-ms 10] [--route authorize] [--compare <dist>]
+// The load is autocannon with --connections (default 100) sharing an overall rate: far more connections
+// than the rate needs, so requests are sent on schedule and not held back by slow answers; latencies are
+// from each request's send. autocannon's own scheduling is in these figures, and it shares the machine.
+import { loadavg, cpus } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
@@ -12,55 +19,108 @@ import { startServer } from "./lib/server-process.mjs";
 const { values } = parseArgs({
   options: {
     rate: { type: "string", multiple: true },
-    duration: { type: "string", default: "8" },
+    duration: { type: "string", default: "10" },
+    backend: { type: "string", multiple: true },
+    search: { type: "boolean", default: false },
+    "p99-ms": { type: "string", default: "10" },
+    route: { type: "string", default: "authorize" },
+    connections: { type: "string", default: "100" },
     compare: { type: "string", multiple: true },
   },
 });
-const rates = (values.rate ?? ["200", "2000"]).map(Number);
+const rates = (values.rate ?? ["1000", "5000"]).map(Number);
 const duration = Number(values.duration);
+const p99Bound = Number(values["p99-ms"]);
+const connections = Number(values.connections);
+const backends = values.backend ?? ["sqlite", "postgres"];
+const SERVERS = {
+  sqlite: { script: "./servers/latchkey.mjs", target: (route) => route },
+  postgres: { script: "./scale-out-server.mjs", target: (route) => `${route}-pg-redis` },
+};
 const builds = [
   { name: "latchkey", dist: resolve("dist") },
   ...(values.compare ?? []).map((dist) => ({ name: `latchkey@${dist}`, dist: resolve(dist) })),
 ];
-const server = new URL("./servers/latchkey.mjs", import.meta.url).pathname;
+const log = (line) => process.stderr.write(`[open-loop] ${line}\n`);
 
-async function measure(build, rate) {
-  const running = await startServer(server, { env: { BENCH_DIST: build.dist } });
-  try {
-    const target = running.targets.latchkey;
-    const latencies = new LatencyHistogram();
-    let failures = 0;
-    const instance = autocannon({
-      url: `http://127.0.0.1:${running.port}${target.path}`,
-      headers: target.headers,
-      connections: 10,
-      overallRate: rate,
-      duration,
-    });
-    instance.on("response", (_client, status, _bytes, ms) => {
-      if (status === 200) latencies.record(ms);
-      else failures++;
-    });
-    await instance;
-    if (failures > 0) throw new Error(`${build.name}: ${failures} responses were not 200`);
-    return {
-      n: latencies.total,
-      p50: latencies.percentile(50),
-      p90: latencies.percentile(90),
-      p99: latencies.percentile(99),
-    };
-  } finally {
-    await running.stop();
-  }
+async function measure(running, target, rate) {
+  const latencies = new LatencyHistogram();
+  let failures = 0;
+  const instance = autocannon({
+    url: `http://127.0.0.1:${running.port}${target.path}`,
+    method: target.method ?? "GET",
+    headers: target.headers,
+    body: target.body,
+    connections,
+    overallRate: rate,
+    duration,
+  });
+  instance.on("response", (_client, status, _bytes, ms) => {
+    if (status === 200) latencies.record(ms);
+    else failures++;
+  });
+  const result = await instance;
+  if (failures > 0) throw new Error(`${failures} responses were not 200`);
+  return {
+    offered: rate,
+    achieved: latencies.total / duration,
+    p50: latencies.percentile(50),
+    p99: latencies.percentile(99),
+    p999: latencies.percentile(99.9),
+    errors: result.errors + result.timeouts,
+  };
 }
 
-console.log("| build | requests/s offered | responses | p50 ms | p90 ms | p99 ms |");
-console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
-for (const rate of rates) {
+const row = (build, backend, m) =>
+  `| \`${build.name}\` | ${backend} | ${m.offered} | ${Math.round(m.achieved)} | ${m.p50.toFixed(2)} | ` +
+  `${m.p99.toFixed(2)} | ${m.p999.toFixed(2)} | ${loadavg()[0].toFixed(1)} |`;
+
+console.log(
+  `${values.route}, one node per backend, ${duration} s per rate, ${connections} connections; ` +
+    `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}`,
+);
+console.log("");
+console.log("| build | backend | offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | load (1 min) |");
+console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+const sustained = [];
+for (const backend of backends) {
   for (const build of builds) {
-    const { n, p50, p90, p99 } = await measure(build, rate);
+    const server = SERVERS[backend];
+    const running = await startServer(new URL(server.script, import.meta.url).pathname, {
+      env: { BENCH_DIST: build.dist },
+    });
+    try {
+      const target = running.targets[server.target(values.route)];
+      if (!target) throw new Error(`${backend} has no target ${server.target(values.route)}`);
+      log(`${backend} ${build.name}: warm-up`);
+      await measure(running, target, 1000);
+      for (const rate of rates) {
+        const m = await measure(running, target, rate);
+        console.log(row(build, backend, m));
+      }
+      if (values.search) {
+        let best;
+        for (let rate = 1000; ; rate = Math.round(rate * 1.25)) {
+          const m = await measure(running, target, rate);
+          log(`${backend} ${build.name} search ${rate}/s: achieved ${Math.round(m.achieved)}, p99 ${m.p99}`);
+          if (m.achieved < 0.98 * rate || m.p99 >= p99Bound) break;
+          best = m;
+        }
+        sustained.push({ backend, build, best });
+      }
+    } finally {
+      await running.stop();
+    }
+  }
+}
+if (values.search) {
+  console.log("");
+  console.log(`Most decisions per second one node sustains with p99 under ${p99Bound} ms (steps of x1.25):`);
+  for (const { backend, build, best } of sustained) {
     console.log(
-      `| \`${build.name}\` | ${rate} | ${n} | ${p50.toFixed(2)} | ${p90.toFixed(2)} | ${p99.toFixed(2)} |`,
+      best
+        ? `- ${backend} (\`${build.name}\`): ${best.offered}/s (p50 ${best.p50.toFixed(2)}, p99 ${best.p99.toFixed(2)}, p99.9 ${best.p999.toFixed(2)} ms)`
+        : `- ${backend} (\`${build.name}\`): below 1,000/s`,
     );
   }
 }

@@ -18,6 +18,9 @@ const TICK_MS = 10;
 
 export function startSoakLoad({ nodes, rate, serviceToken, limited, writer }) {
   const counts = { sent: 0, answered: 0, connectionErrors: 0 };
+  /** Answers by request kind and status: "create 201", "read 503"... */
+  const statuses = {};
+  const tally = (kind, status) => (statuses[`${kind} ${status}`] = (statuses[`${kind} ${status}`] ?? 0) + 1);
   const decisions = {};
   const admissions = [];
   const acknowledged = new Set();
@@ -53,6 +56,7 @@ export function startSoakLoad({ nodes, rate, serviceToken, limited, writer }) {
         const body = await reply.json();
         counts.answered++;
         note5xx(reply.status, body.code, "authorize");
+        tally("authorize", reply.status);
         if (reply.status !== 200) return;
         decisions[body.status] = (decisions[body.status] ?? 0) + 1;
         note5xx(body.status, body.error?.code, "authorize decision");
@@ -65,6 +69,7 @@ export function startSoakLoad({ nodes, rate, serviceToken, limited, writer }) {
         const body = await reply.json();
         counts.answered++;
         note5xx(reply.status, body.code, "read");
+        tally("read", reply.status);
       } else {
         const name = `soak-${randomUUID()}`;
         const reply = await fetch(`${node.baseUrl}/v1/api-keys`, {
@@ -74,12 +79,14 @@ export function startSoakLoad({ nodes, rate, serviceToken, limited, writer }) {
             "content-type": "application/json",
             "idempotency-key": randomUUID(),
           },
-          body: JSON.stringify({ name }),
+          body: JSON.stringify({ name, permissions: [] }),
         });
         const body = await reply.json();
         counts.answered++;
         note5xx(reply.status, body.code, "create");
-        if (reply.status === 201) acknowledged.add(body.id);
+        tally("create", reply.status);
+        if (reply.status === 400 && examples.length < 5) examples.push({ where: "create", body });
+        if (reply.ok && typeof body.id === "string") acknowledged.add(body.id);
       }
     } catch {
       // A node killed or restarting: nothing was acknowledged.
@@ -177,6 +184,7 @@ export function startSoakLoad({ nodes, rate, serviceToken, limited, writer }) {
       const lost = [...acknowledged].filter((id) => !listed.has(id));
       return {
         counts,
+        statuses,
         decisions,
         admissions: admissions.length,
         overAdmissions: overAdmissions(quota),
