@@ -6,14 +6,13 @@
 // until the node falls behind the offered rate by more than 2% or its p99 passes the bound).
 //   npm run build && node bench/open-loop.mjs [--rate 1000 --rate 5000] [--duration 10]
 //     [--backend sqlite --backend postgres] [--search] [--p99-ms 10] [--route authorize] [--compare <dist>]
-// The load is autocannon with --connections (default 100) sharing an overall rate: far more connections
-// than the rate needs, so requests are sent on schedule and not held back by slow answers; latencies are
-// from each request's send. autocannon's own scheduling is in these figures, and it shares the machine.
+// The load is lib/open-loop-load.mjs: requests sent on schedule over a keep-alive pool, each latency
+// counted from the moment its request was due (autocannon's overallRate held requests back behind slow
+// answers, which hid the waits). The generator shares the machine with the server; its own lag counts.
 import { loadavg, cpus } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import autocannon from "autocannon";
-import { LatencyHistogram } from "./lib/load.mjs";
+import { openLoop } from "./lib/open-loop-load.mjs";
 import { startServer } from "./lib/server-process.mjs";
 
 const { values } = parseArgs({
@@ -24,14 +23,12 @@ const { values } = parseArgs({
     search: { type: "boolean", default: false },
     "p99-ms": { type: "string", default: "10" },
     route: { type: "string", default: "authorize" },
-    connections: { type: "string", default: "100" },
     compare: { type: "string", multiple: true },
   },
 });
 const rates = (values.rate ?? ["1000", "5000"]).map(Number);
 const duration = Number(values.duration);
 const p99Bound = Number(values["p99-ms"]);
-const connections = Number(values.connections);
 const backends = values.backend ?? ["sqlite", "postgres"];
 const SERVERS = {
   sqlite: { script: "./servers/latchkey.mjs", target: (route) => route },
@@ -44,30 +41,19 @@ const builds = [
 const log = (line) => process.stderr.write(`[open-loop] ${line}\n`);
 
 async function measure(running, target, rate) {
-  const latencies = new LatencyHistogram();
-  let failures = 0;
-  const instance = autocannon({
-    url: `http://127.0.0.1:${running.port}${target.path}`,
-    method: target.method ?? "GET",
-    headers: target.headers,
-    body: target.body,
-    connections,
-    overallRate: rate,
-    duration,
+  const { latencies, failures, achieved } = await openLoop({
+    port: running.port,
+    target,
+    rate,
+    seconds: duration,
   });
-  instance.on("response", (_client, status, _bytes, ms) => {
-    if (status === 200) latencies.record(ms);
-    else failures++;
-  });
-  const result = await instance;
-  if (failures > 0) throw new Error(`${failures} responses were not 200`);
+  if (failures > 0) throw new Error(`${failures} requests failed or were not answered 200`);
   return {
     offered: rate,
-    achieved: latencies.total / duration,
+    achieved,
     p50: latencies.percentile(50),
     p99: latencies.percentile(99),
     p999: latencies.percentile(99.9),
-    errors: result.errors + result.timeouts,
   };
 }
 
@@ -76,7 +62,7 @@ const row = (build, backend, m) =>
   `${m.p99.toFixed(2)} | ${m.p999.toFixed(2)} | ${loadavg()[0].toFixed(1)} |`;
 
 console.log(
-  `${values.route}, one node per backend, ${duration} s per rate, ${connections} connections; ` +
+  `${values.route}, one node per backend, ${duration} s per rate, open loop; ` +
     `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}`,
 );
 console.log("");

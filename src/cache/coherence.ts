@@ -19,6 +19,13 @@ import { type CachedRecord, type CacheReadOutcome, withVersionCachedKeys } from 
 
 export type { CallerCache } from "./caller-cache.js";
 
+/**
+ * The longest a decision of no group waits for Redis to confirm a cached caller before it reads the
+ * key from the database: far above Redis' answer on a healthy node (well under a millisecond), far
+ * below the limiter's deadline that a decision with a group may wait.
+ */
+const CONFIRM_WAIT_MS = 100;
+
 /** How a process's key store stays exact, whichever the backend (README.md). */
 export interface Coherence {
   /** The key store to use: its changes announced, its reads cached, where the backend needs either. */
@@ -93,13 +100,23 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
   const cached = withVersionCachedKeys(stores.keys, {
     versions,
     async confirm(orgId, version) {
-      try {
+      // While the limiter is on its fallback no version can be trusted (nor is one worth waiting for).
+      if (!options.usable()) return false;
+      const read = (async () => {
         const seen = await readRecordVersion(await redis(), recordVersionKeys(options.prefix, orgId));
         versions.observe(orgId, seen.version, seen.writing);
         return seen.version === version && !seen.writing;
-      } catch {
-        // Redis cannot tell: the key is read from the database instead, as when the cache is off.
-        return false;
+      })().catch(() => false);
+      // A decision of no group never waited on Redis before it had a cache to confirm: a slow Redis
+      // costs it at most CONFIRM_WAIT_MS, then the key is read from the database instead.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), CONFIRM_WAIT_MS);
+      });
+      try {
+        return await Promise.race([read, late]);
+      } finally {
+        clearTimeout(timer);
       }
     },
     usable: options.usable,

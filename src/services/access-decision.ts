@@ -155,9 +155,9 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     let limit: ManagementDecision | null = null;
     if (!request.group && deps.callers) {
       // No limiter call to carry the record version: the cache's own call (one Redis round trip)
-      // confirms a cached key, or observes the version so that the key's next read is cached.
-      const confirmed = await deps.callers.confirm(caller.orgId, expected);
-      if (expected !== undefined && !confirmed) return STALE;
+      // confirms a cached key, or, not waited for, observes the version so the key's next read is cached.
+      if (expected === undefined) void deps.callers.confirm(caller.orgId, undefined);
+      else if (!(await deps.callers.confirm(caller.orgId, expected))) return STALE;
     } else if (request.group) {
       let answer: Awaited<ReturnType<ManagementRateLimit["consumeExpecting"]>>;
       try {

@@ -139,5 +139,31 @@ describeWithServices(
       // The plan is cached at the organization's record version; the credit is one statement.
       expect(counted.postgres).toBeLessThanOrEqual(2 * CALLS + Math.ceil(counted.seconds) + 1);
     });
+
+    test("a stalled Redis does not hold an authorize of no group: it is decided on the database's key", async () => {
+      const schema = await createPostgresSchema(postgres.url);
+      const { authorize, owner } = await platformApp({
+        env: {
+          LATCHKEY_DATABASE_URL: schema.url,
+          LATCHKEY_REDIS_URL: redis.url,
+          LATCHKEY_REDIS_PREFIX: `lk-round-trips-stall-${Date.now()}`,
+          // Nothing here gives up on Redis by itself within the test: only the cache's own bound can.
+          LATCHKEY_REDIS_DEADLINE_MS: "60000",
+          LATCHKEY_REDIS_OUTAGE_AFTER_MS: "60000",
+        },
+      });
+      const body = { authorization: owner.headers.authorization, permission: "images:create" };
+      for (let i = 0; i < 3; i++) expect((await authorize(body)).json()).toMatchObject({ allowed: true });
+      redis.pause();
+      try {
+        const answer = await Promise.race([
+          authorize(body).then((reply) => reply.json<{ allowed: boolean }>()),
+          new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 20_000)),
+        ]);
+        expect(answer).toMatchObject({ allowed: true });
+      } finally {
+        redis.resume();
+      }
+    });
   },
 );
