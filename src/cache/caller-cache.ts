@@ -17,7 +17,7 @@ export interface CallerCache {
   /**
    * For a decision that counts against no group (so makes no limiter call): whether `orgId`'s records
    * are still at `version` with no write in progress, asked of Redis in one round trip. False when
-   * they are not, or Redis cannot tell within 100 ms or while the limiter is on its fallback (then the
+   * they are not, or Redis cannot tell within 250 ms or while the limiter is on its fallback (then the
    * key is read from the database: a slow Redis never holds such a decision longer). Without a version
    * (a key just read from the database) it only observes the version, so the next read is cached.
    */

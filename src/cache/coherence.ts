@@ -24,7 +24,7 @@ export type { CallerCache } from "./caller-cache.js";
  * key from the database: far above Redis' answer on a healthy node (well under a millisecond), far
  * below the limiter's deadline that a decision with a group may wait.
  */
-const CONFIRM_WAIT_MS = 100;
+const CONFIRM_WAIT_MS = 250;
 
 /** How a process's key store stays exact, whichever the backend (README.md). */
 export interface Coherence {
@@ -111,7 +111,9 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
       // costs it at most CONFIRM_WAIT_MS, then the key is read from the database instead.
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), CONFIRM_WAIT_MS);
+        // Judged after the input already waiting is read (setImmediate runs after the loop's socket
+        // reads): on a busy CPU the timer fires late, and an answer sitting in the socket must win.
+        timer = setTimeout(() => setImmediate(() => resolve(false)), CONFIRM_WAIT_MS);
       });
       try {
         return await Promise.race([read, late]);
