@@ -57,9 +57,11 @@ async function measure(running, target, rate) {
   };
 }
 
+/** The histogram's last bucket holds everything from 1 s up. */
+const ms = (value) => (value >= 1000 ? ">= 1000" : value.toFixed(2));
 const row = (build, backend, m) =>
-  `| \`${build.name}\` | ${backend} | ${m.offered} | ${Math.round(m.achieved)} | ${m.p50.toFixed(2)} | ` +
-  `${m.p99.toFixed(2)} | ${m.p999.toFixed(2)} | ${loadavg()[0].toFixed(1)} |`;
+  `| \`${build.name}\` | ${backend} | ${m.offered} | ${Math.round(m.achieved)} | ${ms(m.p50)} | ` +
+  `${ms(m.p99)} | ${ms(m.p999)} | ${loadavg()[0].toFixed(1)} |`;
 
 console.log(
   `${values.route}, one node per backend, ${duration} s per rate, open loop; ` +
