@@ -4,8 +4,11 @@ export const REDIRECT_URI_LIMITS = { count: 10, length: 2000 } as const;
 /** Loopback names a native client may redirect to over plain http (RFC 8252, section 7.3). */
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
-/** A DNS name as the URL parser writes it: lower-case labels of letters, digits and inner hyphens. */
-const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+/**
+ * A DNS name as the URL parser writes it: lower-case labels of letters, digits, inner hyphens and
+ * underscores (which browsers accept), up to 63 characters each.
+ */
+const DNS_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 const IPV6 = /^\[[0-9a-f:.]+\]$/;
 
