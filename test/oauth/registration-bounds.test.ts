@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
 import { buildTestApp, fakeClock } from "../helpers/build-test-app.js";
+import { signIn } from "../helpers/console-session.js";
 import { ISSUER, oauthFlow, REDIRECT } from "../helpers/oauth-flow.js";
 
 const register = (
@@ -50,11 +51,22 @@ test("a client nobody consented to is deleted a day after it registered; one wit
   expect(await flow.testApp.services.mcpOauth.sweep()).toMatchObject({ clients: 0 });
   clock.advance(1);
   expect(await flow.testApp.services.mcpOauth.sweep()).toMatchObject({ clients: 1 });
-  const gone = await flow.authorize({ client_id: idleId });
-  expect(gone.consent.statusCode).toBe(400);
-  expect(gone.consent.body).toContain("Unknown client_id");
-  const kept = await flow.authorize();
-  expect(kept.consent.statusCode).toBe(303);
+  // A day later the admin signs in again (the console session ended after 12 idle hours).
+  const admin = await signIn(flow.app, "admin@example.com");
+  const consentTo = (clientId: string) =>
+    admin.get(
+      `/console/oauth/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: "code",
+        code_challenge: "a".repeat(43),
+        code_challenge_method: "S256",
+      })}`,
+    );
+  const gone = await consentTo(idleId);
+  expect(gone.statusCode).toBe(400);
+  expect(gone.body).toContain("Unknown client_id");
+  expect((await consentTo(flow.clientId)).statusCode).toBe(200);
 });
 
 test("redirect URI hosts must be host names or addresses: no CSP directive can ride in on one", async () => {
