@@ -8,7 +8,8 @@ const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
  * A DNS name as the URL parser writes it: lower-case labels of letters, digits, inner hyphens and
  * underscores (which browsers accept), up to 63 characters each.
  */
-const DNS_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+const DNS_NAME =
+  /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 const IPV6 = /^\[[0-9a-f:.]+\]$/;
 

@@ -106,9 +106,9 @@ export function createMcpOauth(deps: McpOauthOptions) {
   });
 
   return {
-    register: registration.register,
+    register: (body: unknown, address: string) => registration.register(body, address),
     /** Deletes clients nobody consented to within a day and codes a day past their expiry. */
-    sweep: registration.sweep,
+    sweep: () => registration.sweep(),
 
     /**
      * Checks an authorization request. An unknown client or an unregistered redirect URI is shown as an

@@ -61,7 +61,7 @@ test("a client nobody consented to is deleted a day after it registered; one wit
         response_type: "code",
         code_challenge: "a".repeat(43),
         code_challenge_method: "S256",
-      })}`,
+      }).toString()}`,
     );
   const gone = await consentTo(idleId);
   expect(gone.statusCode).toBe(400);
@@ -105,7 +105,7 @@ test("the consent page names the redirect host beside the client's own name, and
       response_type: "code",
       code_challenge: "a".repeat(43),
       code_challenge_method: "S256",
-    })}`,
+    }).toString()}`,
   );
   expect(page.statusCode).toBe(200);
   expect(page.body).toContain("<h1>Connect latchkey official (tools.example:8443)</h1>");

@@ -69,10 +69,9 @@ export async function consentPages(
       `Connect ${checked.client.clientName} (${redirect.host})`,
       html`<p>
           <strong>${checked.client.clientName}</strong> at <strong>${redirect.host}</strong> asks to use
-          latchkey's MCP tools on your behalf. The client chose that name itself when it registered;
-          latchkey has not checked it. After your answer the browser goes to
-          <code>${redirect.origin}</code>: allow only if you started this connection from a client you
-          know there.
+          latchkey's MCP tools on your behalf. The client chose that name itself when it registered; latchkey
+          has not checked it. After your answer the browser goes to <code>${redirect.origin}</code>: allow
+          only if you started this connection from a client you know there.
         </p>
         <form method="post" action="/console/oauth/authorize">
           ${csrfField(signedIn(request))}
