@@ -9,7 +9,7 @@ import type {
   MembershipView,
 } from "./console-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
-import { revokeConnectionsOf } from "./kysely-oauth-store.js";
+import { revokeConnectionsOf } from "./kysely-connection-revocations.js";
 import type { ConsoleSessionsTable, ConsoleUsersTable, Database, MembershipsTable } from "./schema.js";
 
 const toUser = (row: ConsoleUsersTable): ConsoleUser => ({
