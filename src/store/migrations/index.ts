@@ -34,7 +34,9 @@ const migrations: Record<string, Migration> = {
   "016-oauth-grants": oauthGrants,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/** Every migration by name, for Kysely's `Migrator` (an upgrade test migrates to one of them first). */
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
+const provider = migrationProvider;
 
 /**
  * Brings the schema up to date; safe to run on every start and from several nodes at once (on
