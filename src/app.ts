@@ -46,7 +46,7 @@ import { mcpRoutes } from "./mcp/route.js";
 import { consoleRoutes } from "./console/plugin.js";
 import { createConsoleSessions } from "./services/console-sessions.js";
 import { createMcpOauth, type McpOauth } from "./services/mcp-oauth.js";
-import { ISSUER_WARNING, registerOauthIssuer } from "./oauth/issuer.js";
+import { registerOauthIssuer } from "./oauth/issuer.js";
 import { oauthRoutes } from "./oauth/routes.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
@@ -246,7 +246,6 @@ export async function createServices(
   });
   const serverKey = serverKeySource(config);
   if (serverKey.type === "none") log.warn({ setting: "LATCHKEY_SERVER_KEY_FILE" }, serverKey.reason);
-  if (config.console && !config.publicUrl) log.warn({ setting: "LATCHKEY_PUBLIC_URL" }, ISSUER_WARNING);
   const idempotency = createIdempotentCreates({
     store: stores.idempotency,
     clock,
