@@ -29,6 +29,7 @@ const INTEGRATION = [
   "test/http/round-trips-postgres.test.ts",
   "test/http/resource-quota-postgres.test.ts",
   "test/http/text-rules.test.ts",
+  "test/oauth/mcp-sdk-grants.test.ts",
   "test/ratelimit/limiter-contract.test.ts",
   "test/ratelimit/redis-*.test.ts",
   "test/redis/replica-ack.test.ts",

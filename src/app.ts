@@ -46,6 +46,7 @@ import { mcpRoutes } from "./mcp/route.js";
 import { consoleRoutes } from "./console/plugin.js";
 import { createConsoleSessions } from "./services/console-sessions.js";
 import { createMcpOauth, type McpOauth } from "./services/mcp-oauth.js";
+import { registerOauthIssuer } from "./oauth/issuer.js";
 import { oauthRoutes } from "./oauth/routes.js";
 import { mcpTools } from "./mcp/tools.js";
 import { createRateLimiter } from "./ratelimit/create-rate-limiter.js";
@@ -301,10 +302,21 @@ export async function createServices(
       keys: store,
       clock,
       passwordCost: config.passwordCost,
+      ...(metrics
+        ? { onConnectionsRevoked: (reason, count) => metrics.oauthConnectionsRevoked.inc({ reason }, count) }
+        : {}),
     }),
     consoleStore: stores.console,
     secretHandoffs: createSecretHandoffs(stores.secretHandoffs, clock),
-    mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
+    mcpOauth: createMcpOauth({
+      store: stores.oauth,
+      hasher,
+      clock,
+      limiter: sharedLimiter,
+      namespace: config.redisPrefix,
+      maxDays: config.oauthMaxDays,
+      ...(metrics ? { onRevoked: (reason) => metrics.oauthConnectionsRevoked.inc({ reason }) } : {}),
+    }),
     leaks: createLeakResponse({
       store,
       hasher,
@@ -419,9 +431,13 @@ export async function buildApp({
     done(null, endJsonLine(reply, payload));
   });
   // Records expiries no request has run into; the conditional write makes several nodes harmless.
+  // The same minute deletes OAuth clients nobody consented to within a day, and old codes.
   const expirySweep = setInterval(() => {
     services.expiries.sweep().catch((error: unknown) => {
       app.log.warn({ error: error instanceof Error ? error.message : String(error) }, "expiry sweep failed");
+    });
+    services.mcpOauth.sweep().catch((error: unknown) => {
+      app.log.warn({ error: error instanceof Error ? error.message : String(error) }, "OAuth sweep failed");
     });
   }, EXPIRY_SWEEP_INTERVAL_MS);
   expirySweep.unref();
@@ -443,6 +459,7 @@ export async function buildApp({
   registerShuttingDown(app);
   registerHostRequired(app);
   registerPublicOrigin(app, config.publicUrl);
+  registerOauthIssuer(app, config);
   // Before every route, so that every response is counted; each adapter's decisions get their label.
   if (services.metrics) registerMetrics(app, services.metrics);
   const accessFor = (surface: AccessSurface) => observeAccess(services.access, services.metrics, surface);

@@ -47,6 +47,7 @@ const ConfigSchema = Type.Object({
     }),
   ),
   LATCHKEY_CONSOLE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "on" }),
+  LATCHKEY_OAUTH_MAX_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 90 }),
   LATCHKEY_DATABASE_CREATE: Type.Optional(Type.Union([Type.Literal("on"), Type.Literal("off")])),
   LATCHKEY_SECRET_PEPPER: Type.Optional(Type.String({ minLength: 16 })),
   LATCHKEY_SERVER_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
@@ -131,6 +132,11 @@ export interface Config {
    * request's own origin. Names the OAuth issuer and resource, and the console's expected `Origin`.
    */
   publicUrl: string | undefined;
+  /**
+   * How long an MCP connection lives at most, in days from the consent, whatever its refreshes
+   * (LATCHKEY_OAUTH_MAX_DAYS, default 90); then the client must ask the user again.
+   */
+  oauthMaxDays: number;
   /**
    * Whether a SQLite database that does not exist yet may be created: the server does unless this is
    * `false`; the CLI only when it is `true` (LATCHKEY_DATABASE_CREATE=on or `--create`).
@@ -272,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     ownerEmail: config.LATCHKEY_OWNER_EMAIL,
     console: config.LATCHKEY_CONSOLE === "on",
     publicUrl: config.LATCHKEY_PUBLIC_URL,
+    oauthMaxDays: config.LATCHKEY_OAUTH_MAX_DAYS,
     databaseCreate:
       config.LATCHKEY_DATABASE_CREATE === undefined ? undefined : config.LATCHKEY_DATABASE_CREATE === "on",
     secretPepper: config.LATCHKEY_SECRET_PEPPER,

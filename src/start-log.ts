@@ -1,5 +1,6 @@
 import type { Config } from "./config.js";
 import type { RouteTable } from "./domain/route-table.js";
+import { ISSUER_WARNING } from "./oauth/issuer.js";
 import { describeTopology } from "./redis/redis-url.js";
 import { describeDatabase } from "./store/database-location.js";
 
@@ -63,6 +64,9 @@ export function startAdvice(config: Config): StartAdvice[] {
         "organization gets one allowance per node. Set LATCHKEY_REDIS_URL (the same on every node) for " +
         "limits shared by all of them (docs/several-nodes.md).",
     });
+  }
+  if (config.console && config.publicUrl === undefined) {
+    advice.push({ setting: "LATCHKEY_PUBLIC_URL", message: ISSUER_WARNING });
   }
   return advice;
 }

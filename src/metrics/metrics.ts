@@ -38,6 +38,8 @@ export interface LatchkeyMetrics {
   keysExpired: Counter;
   /** Console sign-in attempts by outcome (`signed_in`, `refused`, `throttled`). */
   consoleSignIns: Counter<"outcome">;
+  /** MCP connections revoked, by reason (src/domain/connection-revocations.ts). */
+  oauthConnectionsRevoked: Counter<"reason">;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -150,6 +152,12 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
       name: "latchkey_console_sign_ins_total",
       help: "Console sign-in attempts by outcome (signed_in, refused, throttled).",
       labelNames: ["outcome"],
+      registers,
+    }),
+    oauthConnectionsRevoked: new Counter({
+      name: "latchkey_oauth_connections_revoked_total",
+      help: "MCP connections revoked, by reason (member_removed, role_changed, user_removed, password_changed, password_reset, two_factor_reset, refresh_token_reused, code_reused, revoked_by_user).",
+      labelNames: ["reason"],
       registers,
     }),
   };

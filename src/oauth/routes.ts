@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { CONNECTION_PERMISSIONS, type McpOauth, OauthError } from "../services/mcp-oauth.js";
 
-/** The origin this request reached latchkey at: issuer, endpoints and the resource derive from it. */
-export const originOf = (request: FastifyRequest) => request.publicOrigin;
+/** The OAuth issuer (./issuer.ts): the endpoints and the resource derive from it, never from `Host`. */
+export const originOf = (request: FastifyRequest) => request.oauthIssuer;
 /** The protected resource: the MCP endpoint (RFC 8707's resource indicator). */
 export const mcpResourceOf = (request: FastifyRequest) => `${originOf(request)}/mcp`;
 
 const HIDDEN = { schema: { hide: true } };
+/** The largest registration body read. */
+const REGISTRATION_BODY_BYTES = 64 * 1024;
 
 function oauthFailure(reply: FastifyReply, error: unknown): FastifyReply {
   if (!(error instanceof OauthError)) throw error;
+  if (error.retryAfterSeconds !== undefined) reply.header("Retry-After", String(error.retryAfterSeconds));
   return reply
     .code(error.status)
     .header("Cache-Control", "no-store")
@@ -62,13 +65,14 @@ export async function oauthRoutes(app: FastifyInstance, options: { oauth: McpOau
     app.options(path, HIDDEN, async (_request, reply) => allowAnyOrigin(reply).code(204).send());
   }
 
-  app.post("/oauth/register", HIDDEN, async (request, reply) => {
+  // Ten redirect URIs of 2,000 characters and a name fit in far less; a larger body is refused unread.
+  app.post("/oauth/register", { ...HIDDEN, bodyLimit: REGISTRATION_BODY_BYTES }, async (request, reply) => {
     allowAnyOrigin(reply);
     try {
       return reply
         .code(201)
         .header("Cache-Control", "no-store")
-        .send(await oauth.register(request.body));
+        .send(await oauth.register(request.body, request.ip));
     } catch (error) {
       return oauthFailure(reply, error);
     }

@@ -1,12 +1,19 @@
 import type { AuditAction, AuditEntry } from "../domain/audit.js";
 import { OPERATOR_ACTOR } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
-import { type ConsoleRole, isConsoleRole, userActor } from "../domain/console-roles.js";
+import { type RevocationReason, revocationEntry } from "../domain/connection-revocations.js";
+import { canManageKeys, type ConsoleRole, isConsoleRole, userActor } from "../domain/console-roles.js";
 import { randomBase62 } from "../domain/credentials.js";
 import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { hashPassword, type PasswordCost, passwordProblem } from "../domain/passwords.js";
 import { isTotpSecret, totpStep } from "../domain/totp.js";
-import type { ConsoleStore, ConsoleUser, Membership, MembershipView } from "../store/console-store.js";
+import type {
+  ConnectionRevocation,
+  ConsoleStore,
+  ConsoleUser,
+  Membership,
+  MembershipView,
+} from "../store/console-store.js";
 import type { OrganizationDirectory } from "../store/key-store.js";
 import { membershipSnapshot, userSnapshot } from "./audit-snapshots.js";
 import { newAuditId } from "./audit-trail.js";
@@ -87,9 +94,22 @@ export function createConsoleUserService(deps: {
   clock: Clock;
   /** How dear new password hashes are (LATCHKEY_PASSWORD_COST); the production cost when absent. */
   passwordCost?: PasswordCost;
+  /** Told how many MCP connections a change to a person revoked, and why (the metric). */
+  onConnectionsRevoked?: (reason: RevocationReason, count: number) => void;
 }): ConsoleUserService {
   const { store, keys, clock, passwordCost } = deps;
   const hash = (password: string) => hashPassword(password, passwordCost);
+
+  /** The user's MCP connections a change ends (docs/mcp-oauth.md: grants follow people). */
+  function revocation(reason: RevocationReason, actor: string): ConnectionRevocation {
+    return {
+      audit: (connection) => {
+        const at = clock.now();
+        return revocationEntry({ id: newAuditId(at), at, actor, connection, reason });
+      },
+      revoked: (count) => deps.onConnectionsRevoked?.(reason, count),
+    };
+  }
 
   function entry(
     actor: string,
@@ -110,22 +130,30 @@ export function createConsoleUserService(deps: {
   }
 
   async function putMembership(membership: Membership, actor: string) {
-    const done = await store.putMembership(membership, (before) =>
-      entry(
-        actor,
-        before ? "membership.update" : "membership.create",
-        membership.orgId,
-        membership.userId,
-        before ? membershipSnapshot(before) : null,
-        membershipSnapshot(membership),
-      ),
+    // A role that cannot grant a connection ends those the user granted there.
+    const demoted = canManageKeys(membership.role) ? undefined : revocation("role_changed", actor);
+    const done = await store.putMembership(
+      membership,
+      (before) =>
+        entry(
+          actor,
+          before ? "membership.update" : "membership.create",
+          membership.orgId,
+          membership.userId,
+          before ? membershipSnapshot(before) : null,
+          membershipSnapshot(membership),
+        ),
+      demoted,
     );
     if (!done) throw lastOwner(membership.orgId);
   }
 
   async function removeMember(userId: string, orgId: string, actor: string) {
-    const outcome = await store.removeMembership(userId, orgId, (before) =>
-      entry(actor, "membership.remove", orgId, userId, membershipSnapshot(before), null),
+    const outcome = await store.removeMembership(
+      userId,
+      orgId,
+      (before) => entry(actor, "membership.remove", orgId, userId, membershipSnapshot(before), null),
+      revocation("member_removed", actor),
     );
     if (outcome === "last_owner") throw lastOwner(orgId);
     if (outcome === "absent") throw new LatchkeyError("not_found", `That user is not a member of ${orgId}.`);
@@ -139,17 +167,29 @@ export function createConsoleUserService(deps: {
     return user;
   }
 
-  async function setPassword(user: ConsoleUser, password: string, keepSession: string | null, actor: string) {
+  async function setPassword(
+    user: ConsoleUser,
+    password: string,
+    keepSession: string | null,
+    actor: string,
+    reason: RevocationReason,
+  ) {
     const problem = passwordProblem(password);
     if (problem) throw invalidRequest(`The new password ${problem}.`, "/password");
     // The snapshots name the user only: the trail says a password changed, never anything of it.
     const audit = entry(actor, "user.password.update", null, user.id, userSnapshot(user), userSnapshot(user));
-    if (!(await store.setPassword(user.id, await hash(password), keepSession, audit))) {
+    const ends = revocation(reason, actor);
+    if (!(await store.setPassword(user.id, await hash(password), keepSession, audit, ends))) {
       throw new LatchkeyError("not_found", `No console user with email "${user.email}".`);
     }
   }
 
-  async function setTotp(user: ConsoleUser, totp: { secret: string; step: number } | null, actor: string) {
+  async function setTotp(
+    user: ConsoleUser,
+    totp: { secret: string; step: number } | null,
+    actor: string,
+    ends?: ConnectionRevocation,
+  ) {
     const snapshot = (on: boolean) => ({ ...userSnapshot(user), two_factor: on });
     const audit = entry(
       actor,
@@ -159,7 +199,7 @@ export function createConsoleUserService(deps: {
       snapshot(user.totpSecret !== null),
       snapshot(totp !== null),
     );
-    if (!(await store.setTotp(user.id, totp, audit))) {
+    if (!(await store.setTotp(user.id, totp, audit, ends))) {
       throw new LatchkeyError("not_found", `No console user with email "${user.email}".`);
     }
   }
@@ -212,6 +252,7 @@ export function createConsoleUserService(deps: {
       const outcome = await store.removeUser(
         user.id,
         entry(actor, "user.remove", null, user.id, userSnapshot(user), null),
+        revocation("user_removed", actor),
       );
       if (outcome === "last_owner") {
         throw new LatchkeyError(
@@ -233,11 +274,11 @@ export function createConsoleUserService(deps: {
     removeMember: ({ userId, orgId }, actor) => removeMember(userId, orgId, actor),
 
     async resetPassword(input, actor = OPERATOR_ACTOR) {
-      await setPassword(await userByEmail(input.email), input.password, null, actor);
+      await setPassword(await userByEmail(input.email), input.password, null, actor, "password_reset");
     },
 
     changePassword: ({ user, password, keepSession }) =>
-      setPassword(user, password, keepSession, userActor(user.id)),
+      setPassword(user, password, keepSession, userActor(user.id), "password_changed"),
 
     async enableTwoFactor({ user, secret, code }) {
       if (!isTotpSecret(secret)) throw invalidRequest("That two-factor secret is not one latchkey made.");
@@ -254,7 +295,8 @@ export function createConsoleUserService(deps: {
     disableTwoFactor: (user) => setTotp(user, null, userActor(user.id)),
 
     async resetTwoFactor(input, actor = OPERATOR_ACTOR) {
-      await setTotp(await userByEmail(input.email), null, actor);
+      // A lost phone may be in someone else's hands: what the user granted ends with it.
+      await setTotp(await userByEmail(input.email), null, actor, revocation("two_factor_reset", actor));
     },
   };
 }

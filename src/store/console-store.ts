@@ -49,6 +49,17 @@ export interface ConsoleSession {
 }
 
 /**
+ * The MCP connections a change to a person ends, revoked in the change's own transaction (a
+ * connection is its user's grant in one organization: docs/mcp-oauth.md).
+ */
+export interface ConnectionRevocation {
+  /** The audit entry of each connection revoked. */
+  audit(connection: { id: string; orgId: string }): AuditEntry;
+  /** Told, once the change is committed, how many connections it revoked (the metric). */
+  revoked(count: number): void;
+}
+
+/**
  * Users, memberships and sessions of the console. Every change takes the audit entry it is given
  * and writes it in its own transaction, as the other stores do.
  */
@@ -66,42 +77,55 @@ export interface ConsoleStore {
   membershipsOf(userId: string): Promise<MembershipView[]>;
   /**
    * Adds or changes a membership, with its audit entry (built from the membership before, if any).
-   * Refuses (false, nothing written) to take an organization's last owner away.
+   * Refuses (false, nothing written) to take an organization's last owner away. With `revocation` (a
+   * role that cannot grant connections), the user's connections in the organization are revoked.
    */
   putMembership(
     membership: Membership,
     audit: (before: Membership | undefined) => AuditEntry,
+    revocation?: ConnectionRevocation,
   ): Promise<boolean>;
-  /** Removes a membership; "last_owner" when it is the organization's last owner, "absent" when none. */
+  /**
+   * Removes a membership and revokes the user's connections in the organization; "last_owner" when it
+   * is the organization's last owner, "absent" when none.
+   */
   removeMembership(
     userId: string,
     orgId: string,
     audit: (before: Membership) => AuditEntry,
+    revocation: ConnectionRevocation,
   ): Promise<"removed" | "absent" | "last_owner">;
   /**
-   * Removes a user with its memberships and sessions; "last_owner" (nothing removed) when it is the
-   * last owner of an organization.
+   * Removes a user with its memberships, sessions and connections (revoked first, so the trail says
+   * so); "last_owner" (nothing removed) when it is the last owner of an organization.
    */
-  removeUser(userId: string, audit: AuditEntry): Promise<"removed" | "absent" | "last_owner">;
+  removeUser(
+    userId: string,
+    audit: AuditEntry,
+    revocation: ConnectionRevocation,
+  ): Promise<"removed" | "absent" | "last_owner">;
   /**
    * Replaces a user's password hash and revokes every session of theirs except `keepSession` (the
-   * browser that made the change, if any), with the audit entry; false (nothing written) when the
-   * user is gone.
+   * browser that made the change, if any) and every connection of theirs, with the audit entry; false
+   * (nothing written) when the user is gone.
    */
   setPassword(
     userId: string,
     passwordHash: string,
     keepSession: string | null,
     audit: AuditEntry,
+    revocation: ConnectionRevocation,
   ): Promise<boolean>;
   /**
    * Turns two-factor sign-in on with `secret` (its first code accepted at `step`) or off (null), with
-   * the audit entry; false (nothing written) when the user is gone.
+   * the audit entry; false (nothing written) when the user is gone. With `revocation` (the operator's
+   * reset), every connection of the user is revoked.
    */
   setTotp(
     userId: string,
     secret: { secret: string; step: number } | null,
     audit: AuditEntry,
+    revocation?: ConnectionRevocation,
   ): Promise<boolean>;
   /**
    * Takes time step `step` for the user's code: true when no code of that step or a later one was

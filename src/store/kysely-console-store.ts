@@ -1,6 +1,7 @@
 import { type Kysely, type Transaction, sql } from "kysely";
 import type { ConsoleRole } from "../domain/console-roles.js";
 import type {
+  ConnectionRevocation,
   ConsoleSession,
   ConsoleStore,
   ConsoleUser,
@@ -8,6 +9,7 @@ import type {
   MembershipView,
 } from "./console-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
+import { revokeConnectionsOf } from "./kysely-connection-revocations.js";
 import type { ConsoleSessionsTable, ConsoleUsersTable, Database, MembershipsTable } from "./schema.js";
 
 const toUser = (row: ConsoleUsersTable): ConsoleUser => ({
@@ -80,6 +82,28 @@ async function ownerCount(trx: Transaction<Database>, orgId: string): Promise<nu
     .where("role", "=", "owner")
     .executeTakeFirst();
   return Number(row?.owners ?? 0);
+}
+
+/**
+ * Runs a change to a person in one transaction with the revocation of their connections it entails;
+ * `revoke` (inside the transaction) resolves how many it revoked, told to `revocation` once committed.
+ */
+async function withRevocation<T>(
+  db: Kysely<Database>,
+  revocation: ConnectionRevocation | undefined,
+  change: (
+    trx: Transaction<Database>,
+    revoke: (who: { userId: string; orgId?: string }, at: number) => Promise<void>,
+  ) => Promise<T>,
+): Promise<T> {
+  let count = 0;
+  const result = await db.transaction().execute((trx) =>
+    change(trx, async (who, at) => {
+      if (revocation) count += await revokeConnectionsOf(trx, who, at, (c) => revocation.audit(c));
+    }),
+  );
+  if (count > 0) revocation?.revoked(count);
+  return result;
 }
 
 export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
@@ -160,8 +184,8 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
       return rows.map((row) => toView(row as ViewRow));
     },
 
-    async putMembership(membership, audit) {
-      return db.transaction().execute(async (trx) => {
+    async putMembership(membership, audit, revocation) {
+      return withRevocation(db, revocation, async (trx, revoke) => {
         const row = await findMembership(trx, membership.userId, membership.orgId);
         const before = row && toMembership(row);
         if (before?.role === "owner" && membership.role !== "owner") {
@@ -177,28 +201,33 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
         } else {
           await trx.insertInto("memberships").values(fromMembership(membership)).execute();
         }
-        await insertAuditEntry(trx, audit(before));
+        const entry = audit(before);
+        await insertAuditEntry(trx, entry);
+        await revoke({ userId: membership.userId, orgId: membership.orgId }, entry.at);
         return true;
       });
     },
 
-    async removeMembership(userId, orgId, audit) {
-      return db.transaction().execute(async (trx) => {
+    async removeMembership(userId, orgId, audit, revocation) {
+      return withRevocation(db, revocation, async (trx, revoke) => {
         const row = await findMembership(trx, userId, orgId);
         if (!row) return "absent" as const;
         if (row.role === "owner" && (await ownerCount(trx, orgId)) <= 1) return "last_owner" as const;
+        const entry = audit(toMembership(row));
+        // Revoked (and audited) before the membership goes, which deletes them (the foreign key).
+        await revoke({ userId, orgId }, entry.at);
         await trx
           .deleteFrom("memberships")
           .where("user_id", "=", userId)
           .where("org_id", "=", orgId)
           .execute();
-        await insertAuditEntry(trx, audit(toMembership(row)));
+        await insertAuditEntry(trx, entry);
         return "removed" as const;
       });
     },
 
-    async removeUser(userId, audit) {
-      return db.transaction().execute(async (trx) => {
+    async removeUser(userId, audit, revocation) {
+      return withRevocation(db, revocation, async (trx, revoke) => {
         const user = await trx
           .selectFrom("console_users")
           .select("id")
@@ -214,6 +243,7 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
         for (const { org_id } of owned) {
           if ((await ownerCount(trx, org_id)) <= 1) return "last_owner" as const;
         }
+        await revoke({ userId }, audit.at);
         // Sessions and memberships first: PostgreSQL and SQLite both cascade, but saying it costs nothing.
         await trx.deleteFrom("console_sessions").where("user_id", "=", userId).execute();
         await trx.deleteFrom("memberships").where("user_id", "=", userId).execute();
@@ -223,8 +253,8 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
       });
     },
 
-    async setPassword(userId, passwordHash, keepSession, audit) {
-      return db.transaction().execute(async (trx) => {
+    async setPassword(userId, passwordHash, keepSession, audit, revocation) {
+      return withRevocation(db, revocation, async (trx, revoke) => {
         const updated = await trx
           .updateTable("console_users")
           .set({ password_hash: passwordHash })
@@ -239,12 +269,13 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
         if (keepSession !== null) others = others.where("token_hash", "!=", keepSession);
         await others.execute();
         await insertAuditEntry(trx, audit);
+        await revoke({ userId }, audit.at);
         return true;
       });
     },
 
-    async setTotp(userId, totp, audit) {
-      return db.transaction().execute(async (trx) => {
+    async setTotp(userId, totp, audit, revocation) {
+      return withRevocation(db, revocation, async (trx, revoke) => {
         const updated = await trx
           .updateTable("console_users")
           .set({ totp_secret: totp?.secret ?? null, totp_last_step: totp?.step ?? null })
@@ -252,6 +283,7 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
           .executeTakeFirst();
         if (Number(updated.numUpdatedRows) === 0) return false;
         await insertAuditEntry(trx, audit);
+        await revoke({ userId }, audit.at);
         return true;
       });
     },

@@ -238,6 +238,8 @@ export interface OauthClientsTable {
   client_name: string;
   redirect_uris: string;
   created_at: number;
+  /** When a user first consented to it (migration 016); null: deleted a day after `created_at`. */
+  consented_at: number | null;
 }
 
 /** An authorization code, kept hashed until its one exchange. */
@@ -252,6 +254,8 @@ export interface OauthCodesTable {
   resource: string;
   expires_at: number;
   used_at: number | null;
+  /** The connection its one exchange created, revoked if the code comes again (migration 016). */
+  connection_id: string | null;
 }
 
 /** A connection a user granted an MCP client, with its current tokens' hashes. */
@@ -268,6 +272,13 @@ export interface McpConnectionsTable {
   refresh_hash: string;
   created_at: number;
   revoked_at: number | null;
+}
+
+/** A refresh token a rotation replaced: presented again, it revokes its connection (migration 016). */
+export interface McpRotatedRefreshTokensTable {
+  refresh_hash: string;
+  connection_id: string;
+  rotated_at: number;
 }
 
 /** A secret on its way to the one console page that shows it, sealed for one session. */
@@ -300,5 +311,6 @@ export interface Database {
   oauth_clients: OauthClientsTable;
   oauth_codes: OauthCodesTable;
   mcp_connections: McpConnectionsTable;
+  mcp_rotated_refresh_tokens: McpRotatedRefreshTokensTable;
   console_secret_handoffs: ConsoleSecretHandoffsTable;
 }

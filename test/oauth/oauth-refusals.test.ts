@@ -1,94 +1,19 @@
-import { createHash, randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { expect, test } from "vitest";
 import { buildTestApp, fakeClock } from "../helpers/build-test-app.js";
-import { consoleUser, form, ORIGIN, signIn } from "../helpers/console-session.js";
+import { tempDir } from "../helpers/processes.js";
 import { MCP_POST_HEADERS, rpc } from "../mcp/mcp-client.js";
-
-const REDIRECT = "http://127.0.0.1:9/callback";
-const RESOURCE = `${ORIGIN}/mcp`;
-
-async function setup(options: Parameters<typeof buildTestApp>[0] = {}) {
-  const testApp = await buildTestApp(options);
-  const owner = await testApp.createOrganization();
-  await consoleUser(testApp, owner.orgId, "admin");
-  const app = testApp.app;
-  const registered = await app.inject({
-    method: "POST",
-    url: "/oauth/register",
-    payload: { client_name: "Refusals", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" },
-  });
-  expect(registered.statusCode).toBe(201);
-  const clientId = registered.json().client_id as string;
-  const admin = await signIn(app, "admin@example.com");
-
-  /** Consents as the admin; returns the code and the verifier that goes with it. */
-  async function authorize(extra: Record<string, string> = {}) {
-    const verifier = randomBytes(32).toString("base64url");
-    const challenge = createHash("sha256").update(verifier).digest("base64url");
-    const params = {
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: "code",
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      state: "s1",
-      resource: RESOURCE,
-      ...extra,
-    };
-    const consent = await admin.post("/console/oauth/authorize", {
-      ...params,
-      org: owner.orgId,
-      permissions: ["usage:read"],
-      decision: "allow",
-    });
-    return {
-      consent,
-      verifier,
-      code: new URL(String(consent.headers.location ?? REDIRECT)).searchParams.get("code") ?? "",
-    };
-  }
-
-  const token = (fields: Record<string, string>) =>
-    app.inject({
-      method: "POST",
-      url: "/oauth/token",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      payload: form({ client_id: clientId, ...fields }),
-    });
-
-  async function tokens() {
-    const { code, verifier } = await authorize();
-    const answer = await token({
-      grant_type: "authorization_code",
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT,
-      resource: RESOURCE,
-    });
-    expect(answer.statusCode).toBe(200);
-    return answer.json<{ access_token: string; refresh_token: string }>();
-  }
-
-  const mcp = (accessToken: string, host = "localhost:80") =>
-    app.inject({
-      method: "POST",
-      url: "/mcp",
-      headers: { ...MCP_POST_HEADERS, host, authorization: `Bearer ${accessToken}` },
-      payload: rpc("tools/list"),
-    });
-
-  return { testApp, app, owner, admin, clientId, authorize, token, tokens, mcp };
-}
+import { ISSUER, oauthFlow as setup, REDIRECT, RESOURCE } from "../helpers/oauth-flow.js";
 
 test("the metadata names the resource, the server and its endpoints; /oauth/authorize leads to the console", async () => {
   const { app } = await setup();
   const resource = (await app.inject({ url: "/.well-known/oauth-protected-resource" })).json();
-  expect(resource).toMatchObject({ resource: RESOURCE, authorization_servers: [ORIGIN] });
+  expect(resource).toMatchObject({ resource: RESOURCE, authorization_servers: [ISSUER] });
   const server = (await app.inject({ url: "/.well-known/oauth-authorization-server" })).json();
   expect(server).toMatchObject({
-    issuer: ORIGIN,
+    issuer: ISSUER,
     code_challenge_methods_supported: ["S256"],
-    registration_endpoint: `${ORIGIN}/oauth/register`,
+    registration_endpoint: `${ISSUER}/oauth/register`,
   });
   expect(server.scopes_supported).not.toContain("api_keys:read");
   const authorize = await app.inject({ url: "/oauth/authorize?client_id=x&state=1" });
@@ -117,7 +42,7 @@ test("the redirect URI refusal names every loopback host it accepts, and each of
     url: "/oauth/register",
     payload: { redirect_uris: ["http://evil.example/cb"] },
   });
-  expect(refused.json().error_description).toBe(
+  expect(refused.json().error_description).toContain(
     "redirect_uris must be https URLs, or http URLs on localhost, 127.0.0.1 or [::1], without a fragment.",
   );
   for (const uri of ["http://localhost:9/cb", "http://127.0.0.1:9/cb", "http://[::1]:9/cb"]) {
@@ -182,13 +107,15 @@ test("a code works once, with its own verifier, redirect URI and resource", asyn
   expect(ok.statusCode).toBe(200);
   expect(ok.headers["cache-control"]).toBe("no-store");
   expect(ok.json()).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "usage:read" });
+  expect((await mcp(ok.json().access_token)).statusCode).toBe(200);
+  // Used twice: refused, and what the first use issued is revoked (someone else saw the code).
   const twice = await token(exchange);
   expect(twice.statusCode).toBe(400);
   expect(twice.json().error).toBe("invalid_grant");
-  expect((await mcp(ok.json().access_token)).statusCode).toBe(200);
+  expect((await mcp(ok.json().access_token)).statusCode).toBe(401);
 });
 
-test("refresh tokens rotate: the old refresh and access tokens are refused once replaced", async () => {
+test("refresh tokens rotate: the old access token is refused once replaced; the old refresh token again revokes the connection", async () => {
   const { token, tokens, mcp } = await setup();
   const first = await tokens();
   const rotated = await token({
@@ -199,18 +126,30 @@ test("refresh tokens rotate: the old refresh and access tokens are refused once 
   expect(rotated.statusCode).toBe(200);
   const second = rotated.json<{ access_token: string; refresh_token: string }>();
   expect(second.refresh_token).not.toBe(first.refresh_token);
-  const again = await token({ grant_type: "refresh_token", refresh_token: first.refresh_token });
-  expect(again.json().error).toBe("invalid_grant");
   expect((await mcp(first.access_token)).statusCode).toBe(401);
   expect((await mcp(second.access_token)).statusCode).toBe(200);
+  // RFC 9700 4.14.2: a rotated token presented again means two holders; the whole connection ends.
+  const again = await token({ grant_type: "refresh_token", refresh_token: first.refresh_token });
+  expect(again.json().error).toBe("invalid_grant");
+  expect((await mcp(second.access_token)).statusCode).toBe(401);
+  const afterReuse = await token({ grant_type: "refresh_token", refresh_token: second.refresh_token });
+  expect(afterReuse.json().error).toBe("invalid_grant");
 });
 
-test("an access token is refused for another resource and after its hour", async () => {
+test("an access token is refused after its hour, and by a server whose resource is another", async () => {
   const clock = fakeClock();
-  const { tokens, mcp } = await setup({ clock });
+  const file = join(tempDir(), "latchkey.db");
+  const { tokens, mcp } = await setup({ clock, env: { LATCHKEY_DATABASE_URL: `sqlite:${file}` } });
   const { access_token } = await tokens();
-  expect((await mcp(access_token, "localhost:80")).statusCode).toBe(200);
-  const elsewhere = await mcp(access_token, "127.0.0.1:80");
+  expect((await mcp(access_token)).statusCode).toBe(200);
+  // The same database behind another listen address: its resource is http://127.0.0.1:9090/mcp.
+  const other = await buildTestApp({ clock, env: { LATCHKEY_DATABASE_URL: `sqlite:${file}`, PORT: "9090" } });
+  const elsewhere = await other.app.inject({
+    method: "POST",
+    url: "/mcp",
+    headers: { ...MCP_POST_HEADERS, authorization: `Bearer ${access_token}` },
+    payload: rpc("tools/list"),
+  });
   expect(elsewhere.statusCode).toBe(401);
   expect(String(elsewhere.headers["www-authenticate"])).toContain('error="invalid_token"');
   clock.advance(3_600_000);

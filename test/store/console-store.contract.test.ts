@@ -21,6 +21,12 @@ function entry(action: AuditEntry["action"], orgId: string | null, targetId: str
   };
 }
 
+/** A change that revokes no connection worth counting here (the OAuth contract below counts them). */
+const NONE = {
+  audit: (c: { id: string; orgId: string }) => entry("mcp_connection.revoke", c.orgId, c.id),
+  revoked: () => {},
+};
+
 async function organization(stores: Stores, id: string) {
   await stores.keys.createOrganization({ id, name: id, createdAt: NOW });
   return id;
@@ -80,15 +86,17 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
         audit,
       ),
     ).toBe(false);
-    expect(await stores.console.removeMembership("usr_o", org, audit)).toBe("last_owner");
-    expect(await stores.console.removeUser("usr_o", entry("user.remove", null, "usr_o"))).toBe("last_owner");
+    expect(await stores.console.removeMembership("usr_o", org, audit, NONE)).toBe("last_owner");
+    expect(await stores.console.removeUser("usr_o", entry("user.remove", null, "usr_o"), NONE)).toBe(
+      "last_owner",
+    );
     expect(
       await stores.console.putMembership(
         { userId: "usr_m", orgId: org, role: "owner", createdAt: NOW },
         audit,
       ),
     ).toBe(true);
-    expect(await stores.console.removeMembership("usr_o", org, audit)).toBe("removed");
+    expect(await stores.console.removeMembership("usr_o", org, audit, NONE)).toBe("removed");
     expect((await stores.console.listMemberships(org)).map((m) => [m.email, m.role, m.orgName])).toEqual([
       ["m@example.com", "owner", "org_b"],
     ]);
@@ -121,7 +129,9 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
     await stores.console.revokeSession("h1", NOW + 120_000);
     await stores.console.revokeSession("h1", NOW + 180_000);
     expect((await stores.console.findSession("h1"))?.revokedAt).toBe(NOW + 120_000);
-    expect(await stores.console.removeUser("usr_s", entry("user.remove", null, "usr_s"))).toBe("removed");
+    expect(await stores.console.removeUser("usr_s", entry("user.remove", null, "usr_s"), NONE)).toBe(
+      "removed",
+    );
     expect(await stores.console.findSession("h2")).toBeUndefined();
     expect(await stores.console.listMemberships()).toEqual([]);
   });
@@ -148,7 +158,7 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
     await stores.console.revokeSession("other", NOW + 1);
 
     const change = { ...entry("user.password.update", null, "usr_p"), at: NOW + 5_000 };
-    expect(await stores.console.setPassword("usr_p", "scrypt$new", "this", change)).toBe(true);
+    expect(await stores.console.setPassword("usr_p", "scrypt$new", "this", change, NONE)).toBe(true);
     expect((await stores.console.findUserById("usr_p"))?.passwordHash).toBe("scrypt$new");
     expect((await stores.console.findSession("this"))?.revokedAt).toBeNull();
     // Revoked earlier: keeps the time it was revoked at.
@@ -157,12 +167,12 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
 
     await session("third", "usr_p");
     const reset = entry("user.password.update", null, "usr_p");
-    expect(await stores.console.setPassword("usr_p", "scrypt$reset", null, reset)).toBe(true);
+    expect(await stores.console.setPassword("usr_p", "scrypt$reset", null, reset, NONE)).toBe(true);
     expect((await stores.console.findSession("this"))?.revokedAt).toBe(NOW);
     expect((await stores.console.findSession("third"))?.revokedAt).toBe(NOW);
 
     const ghost = entry("user.password.update", null, "usr_ghost");
-    expect(await stores.console.setPassword("usr_ghost", "scrypt$x", null, ghost)).toBe(false);
+    expect(await stores.console.setPassword("usr_ghost", "scrypt$x", null, ghost, NONE)).toBe(false);
     // Deployment-wide entries: a user belongs to no one organization.
     const trail = await stores.audit.listAuditEntries({ orgId: null, limit: 10 });
     expect(trail.map((e) => e.id).sort()).toEqual([change.id, reset.id].sort());
@@ -197,7 +207,7 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
     expect((await stores.console.findUserById("usr_t"))?.totpSecret).toBeNull();
     expect(await stores.console.takeTotpStep("usr_t", 200)).toBe(false);
     const ghost = entry("user.two_factor.update", null, "usr_ghost");
-    expect(await stores.console.setTotp("usr_ghost", null, ghost)).toBe(false);
+    expect(await stores.console.setTotp("usr_ghost", null, ghost, NONE)).toBe(false);
     const trail = await stores.audit.listAuditEntries({ orgId: null, limit: 10 });
     expect(trail.map((e) => e.id).sort()).toEqual([on.id, off.id].sort());
   });

@@ -61,12 +61,17 @@ export async function consentPages(
         "Connecting an MCP client takes the owner or admin role in an organization.",
       );
     }
-    allowFormRedirectTo(reply, new URL(checked.redirectUri).origin);
+    const redirect = new URL(checked.redirectUri);
+    allowFormRedirectTo(reply, redirect.origin);
+    // The name is the client's own choice, so it never stands alone: the host the browser will be
+    // sent to is beside it, and that is what the user should recognise.
     const page = plainPage(
-      `Connect ${checked.client.clientName}`,
+      `Connect ${checked.client.clientName} (${redirect.host})`,
       html`<p>
-          <strong>${checked.client.clientName}</strong> asks to use latchkey's MCP tools on your behalf. It
-          will be sent back to <code>${new URL(checked.redirectUri).origin}</code>.
+          <strong>${checked.client.clientName}</strong> at <strong>${redirect.host}</strong> asks to use
+          latchkey's MCP tools on your behalf. The client chose that name itself when it registered; latchkey
+          has not checked it. After your answer the browser goes to <code>${redirect.origin}</code>: allow
+          only if you started this connection from a client you know there.
         </p>
         <form method="post" action="/console/oauth/authorize">
           ${csrfField(signedIn(request))}

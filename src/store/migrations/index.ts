@@ -13,6 +13,7 @@ import { mcpOauth } from "./011-mcp-oauth.js";
 import { twoFactor } from "./012-two-factor.js";
 import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
 import { provisioning } from "./015-provisioning.js";
+import { oauthGrants } from "./016-oauth-grants.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -30,9 +31,12 @@ const migrations: Record<string, Migration> = {
   "012-two-factor": twoFactor,
   "014-console-secret-handoffs": consoleSecretHandoffs,
   "015-provisioning": provisioning,
+  "016-oauth-grants": oauthGrants,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/** Every migration by name, for Kysely's `Migrator` (an upgrade test migrates to one of them first). */
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
+const provider = migrationProvider;
 
 /**
  * Brings the schema up to date; safe to run on every start and from several nodes at once (on
