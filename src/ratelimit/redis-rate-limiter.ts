@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { LatchkeyError } from "../domain/errors.js";
-import { decideSlidingLog, type SlidingLogDecision } from "../domain/sliding-log.js";
+import { oneWindow } from "../domain/sliding-log.js";
+import { decideStacked, type StackedDecision } from "../domain/stacked-log.js";
 import { closeRedis, DEFAULT_REDIS_DEADLINE_MS, isCluster, type RedisClient } from "../redis/connection.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { CheckedStackedDecision, LimitWindow, RateLimiter, RecordVersionCheck } from "./rate-limiter.js";
 import { afterPendingInput, watchAnswers } from "./redis-answers.js";
-import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
+import { evalStackedLog, membersOf, type StackedLogReply } from "./redis-sliding-log.js";
 
 /** A limiter whose backend can be checked without counting a request. */
 export interface CheckableRateLimiter extends RateLimiter {
@@ -81,20 +82,24 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === "Command timed out";
 }
 
-/** The script's admission must be the domain's: both implement one rule (domain/sliding-log.ts). */
-function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): SlidingLogDecision {
+/** The script's admission must be the domain's: both implement one rule (domain/stacked-log.ts). */
+function decisionOf(reply: StackedLogReply, windows: readonly LimitWindow[], cost: number): StackedDecision {
   if (reply.replayed) {
-    // The answer to an attempt that was admitted already: admitted again, whatever the quota is now.
-    const oldest = reply.held.oldest ?? reply.now;
+    // The answer to an attempt that was admitted already: admitted again, whatever the quotas are now.
     return {
       type: "allow",
-      remaining: Math.max(0, quota - reply.held.count - 1),
-      resetMs: oldest + windowMs - reply.now,
+      windows: windows.map((window, i) => {
+        const held = reply.windows[i];
+        return {
+          remaining: Math.max(0, window.quota - (held?.count ?? 0) - cost),
+          resetMs: (held?.oldest ?? reply.now) + window.windowMs - reply.now,
+        };
+      }),
     };
   }
-  const decision = decideSlidingLog(reply.held, reply.now, quota, windowMs);
+  const decision = decideStacked(reply.windows, reply.now, windows, cost);
   if ((decision.type === "allow") !== reply.admitted) {
-    throw new Error("Redis sliding log and domain/sliding-log.ts disagree; the script is out of date.");
+    throw new Error("Redis sliding log and domain/stacked-log.ts disagree; the script is out of date.");
   }
   return decision;
 }
@@ -154,13 +159,15 @@ export function createRedisRateLimiter(
    * decides nothing: it is sent again, and at the deadline its member is retracted.
    */
   function decide(
-    bucket: string,
+    windows: readonly LimitWindow[],
     id: string,
-    attempt: (ackWaitMs: number | undefined) => Promise<SlidingLogReply>,
-  ): Promise<SlidingLogReply> {
+    cost: number,
+    attempt: (ackWaitMs: number | undefined) => Promise<StackedLogReply>,
+  ): Promise<StackedLogReply> {
     const giveUpAt = now() + deadlineMs;
     if (replicasAck) {
-      const missing = options.replicaMissing?.(bucket);
+      // Every window of one request is in one organization's slot: its first names the master.
+      const missing = options.replicaMissing?.(windows[0]?.bucket ?? "");
       if (missing) return Promise.reject(noReplicaAcknowledged(missing));
     }
     return new Promise((resolve, reject) => {
@@ -194,7 +201,10 @@ export function createRedisRateLimiter(
       const giveUp = () => {
         // An attempt may have been admitted without a reply, or without a replica's confirmation:
         // a request refused here must hold no slot.
-        if (replicasAck) redis.zrem(bucket, id).catch(() => {});
+        if (replicasAck) {
+          const members = membersOf(id, cost);
+          for (const { bucket } of windows) redis.zrem(bucket, ...members).catch(() => {});
+        }
         const error = unconfirmed
           ? noReplicaAcknowledged(`none within ${deadlineMs} ms`)
           : new RedisDeadlineExceeded(deadlineMs);
@@ -221,17 +231,28 @@ export function createRedisRateLimiter(
     });
   }
 
+  async function consumeWindows(
+    windows: readonly LimitWindow[],
+    cost: number,
+    check: RecordVersionCheck | undefined,
+  ): Promise<CheckedStackedDecision> {
+    const id = member();
+    const reply = await decide(windows, id, cost, (ack) =>
+      evalStackedLog(redis, windows, cost, id, check, ack),
+    );
+    if (reply.stale) return { type: "stale", records: reply.records };
+    return { type: "decided", decision: decisionOf(reply, windows, cost), records: reply.records };
+  }
+
   return {
     get healthy() {
       return redis.status === "ready";
     },
 
     async consume(bucket, quota, windowMs) {
-      const id = member();
-      const reply = await decide(bucket, id, (ack) =>
-        evalSlidingLog(redis, bucket, quota, windowMs, id, undefined, ack),
-      );
-      return decisionOf(reply, quota, windowMs);
+      const answer = await consumeWindows([{ bucket, quota, windowMs }], 1, undefined);
+      // Without a record-version check the script never answers "stale".
+      return oneWindow((answer as Extract<CheckedStackedDecision, { type: "decided" }>).decision);
     },
 
     async held(bucket, windowMs) {
@@ -241,13 +262,12 @@ export function createRedisRateLimiter(
     },
 
     async consumeChecked(bucket, quota, windowMs, check) {
-      const id = member();
-      const reply = await decide(bucket, id, (ack) =>
-        evalSlidingLog(redis, bucket, quota, windowMs, id, check, ack),
-      );
-      if (reply.stale) return { type: "stale", records: reply.records };
-      return { type: "decided", decision: decisionOf(reply, quota, windowMs), records: reply.records };
+      const answer = await consumeWindows([{ bucket, quota, windowMs }], 1, check);
+      if (answer.type === "stale") return answer;
+      return { type: "decided", decision: oneWindow(answer.decision), records: answer.records };
     },
+
+    consumeWindows,
 
     async ping() {
       // During a failover a lost connection is silence, which becomes an outage only if it lasts.
