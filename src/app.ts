@@ -263,7 +263,12 @@ export async function createServices(
     rateLimit,
     hasher,
     clock,
-    keys: createKeyService({ store, hasher, clock, groupLimits: async (orgId) => (await limitOverrides.effective(orgId)).groups }),
+    keys: createKeyService({
+      store,
+      hasher,
+      clock,
+      groupLimits: async (orgId) => (await limitOverrides.effective(orgId)).groups,
+    }),
     access: createAccessControl({
       keys: store,
       hasher,

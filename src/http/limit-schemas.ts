@@ -90,10 +90,19 @@ export const KeyRateLimitsBody = Type.Record(
   ),
   {
     description:
-      "latchkey's own: the key's own windows in groups counted per key (`\"per\": \"key\"`), each at most the " +
+      'latchkey\'s own: the key\'s own windows in groups counted per key (`"per": "key"`), each at most the ' +
       "organization's policy for the group. Omitted on update: kept; null or {}: cleared. Records carry it only when set.",
     maxProperties: 20,
-    examples: [{ render: { policies: [{ quota: 5, window_seconds: 1 }, { quota: 500, window_seconds: 3600 }] } }],
+    examples: [
+      {
+        render: {
+          policies: [
+            { quota: 5, window_seconds: 1 },
+            { quota: 500, window_seconds: 3600 },
+          ],
+        },
+      },
+    ],
   },
 );
 

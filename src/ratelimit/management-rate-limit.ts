@@ -45,8 +45,7 @@ export type ManagementDecision = {
    */
   recordVersion?: number;
 } & (
-  | { type: "allow"; remaining: number; resetSeconds: number }
-  | { type: "deny"; retryAfterSeconds: number }
+  { type: "allow"; remaining: number; resetSeconds: number } | { type: "deny"; retryAfterSeconds: number }
 );
 
 /** How one request counts beyond its organization and group. */
@@ -234,7 +233,8 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     const windows = windowsOf(orgId, group, policies, keyId);
     const cost = count?.cost ?? 1;
     const { versions } = options;
-    const check = versions && limiter.consumeChecked ? { ...recordVersionKeys(namespace, orgId), expected } : undefined;
+    const check =
+      versions && limiter.consumeChecked ? { ...recordVersionKeys(namespace, orgId), expected } : undefined;
     const answer = await limiter.consumeWindows(windows, cost, check);
     const { records } = answer;
     // Stale answers too: the caller's next read of the key can then be cached at the current version.

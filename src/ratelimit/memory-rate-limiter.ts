@@ -73,7 +73,8 @@ export function createMemoryRateLimiter(clock: Clock, sweepIntervalMs = 60_000):
       return buckets.size;
     },
     sweep,
-    consume: (bucket, quota, windowMs) => Promise.resolve(oneWindow(consumeNow([{ bucket, quota, windowMs }], 1))),
+    consume: (bucket, quota, windowMs) =>
+      Promise.resolve(oneWindow(consumeNow([{ bucket, quota, windowMs }], 1))),
     consumeWindows: (windows, cost) =>
       Promise.resolve({ type: "decided", decision: consumeNow(windows, cost), records: undefined }),
     held(key, windowMs) {

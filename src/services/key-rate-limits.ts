@@ -13,7 +13,10 @@ export const MAX_KEY_RATE_LIMITS = 20;
 
 /** A key's `rate_limits` as sent: group -> `{"policies": [...]}`; null clears; omitted: kept. */
 export interface KeyRateLimitsInput {
-  rate_limits?: Readonly<Record<string, { policies: readonly { quota: number; window_seconds: number }[] }>> | null | undefined;
+  rate_limits?:
+    | Readonly<Record<string, { policies: readonly { quota: number; window_seconds: number }[] }>>
+    | null
+    | undefined;
 }
 
 /** One group's limit for an organization, as `GET .../limits` shows it. */
@@ -69,7 +72,9 @@ export async function parseKeyRateLimits(
   }
   if (issues.length > 0) {
     const summary = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
-    throw new LatchkeyError("invalid_request", `Invalid rate_limits: ${summary}.`, { validationErrors: issues });
+    throw new LatchkeyError("invalid_request", `Invalid rate_limits: ${summary}.`, {
+      validationErrors: issues,
+    });
   }
   return limits;
 }

@@ -11,7 +11,11 @@ import {
   withDefaultName,
 } from "../domain/key-configuration.js";
 import { type NetworksAndMetadataInput, parseNetworksAndMetadata } from "../domain/networks-and-metadata.js";
-import { type KeyRateLimitsInput, type OrganizationGroupLimits, parseKeyRateLimits } from "./key-rate-limits.js";
+import {
+  type KeyRateLimitsInput,
+  type OrganizationGroupLimits,
+  parseKeyRateLimits,
+} from "./key-rate-limits.js";
 import {
   expiryOnCreate,
   expiryOnUpdate,

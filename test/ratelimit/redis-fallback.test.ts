@@ -52,7 +52,11 @@ describe("fallback limiter (its switching rules, with a stand-in primary)", () =
         primary.calls++;
         if (state !== "up") throw new Error("no answer");
         const decision = { type: "allow", windows: [{ remaining: 99, resetMs: 1 }] } as const;
-        return { type: "decided", decision: { ...decision, windows: [...decision.windows] }, records: undefined };
+        return {
+          type: "decided",
+          decision: { ...decision, windows: [...decision.windows] },
+          records: undefined,
+        };
       },
       async held() {
         if (state !== "up") throw new Error("no answer");
