@@ -93,6 +93,18 @@ export interface ManagementRateLimitOptions {
   now?: () => number;
 }
 
+/** Whether two lists of policies are the same windows and quotas. */
+function samePolicies(a: readonly RatePolicy[], b: readonly RatePolicy[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as RatePolicy;
+    const y = b[i] as RatePolicy;
+    if (x.quota !== y.quota || x.windowSeconds !== y.windowSeconds) return false;
+  }
+  return true;
+}
+
 export function createManagementRateLimit(options: ManagementRateLimitOptions): ManagementRateLimit {
   const { limiter, loadLimits, windowSeconds } = options;
   const ttlMs = options.overridesTtlMs ?? 1000;
@@ -151,42 +163,60 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     return limit.policies;
   }
 
+  /** The windows of one (organization, group, key) and the policies they were made for. */
+  interface Counted {
+    policies: readonly RatePolicy[];
+    windows: LimitWindow[];
+    names: string[];
+  }
+  const counted = new Map<string, Counted>();
+
   /**
    * The log of each window: the same one whatever its quota becomes, so a changed policy keeps the
    * slots already taken. A window of the deployment's length keeps the group's plain name, the one
-   * logs had before groups could stack windows.
+   * logs had before groups could stack windows. Kept per (organization, group, key) while its policies
+   * stay the same: the same bucket strings each time spare building and hashing them per decision
+   * (bench/stacked-windows.mjs).
    */
   function windowsOf(
     orgId: string,
     group: string,
     policies: readonly RatePolicy[],
     keyId: string | undefined,
-  ): LimitWindow[] {
+  ): Counted {
+    const id = keyId === undefined ? `${orgId}\n${group}` : `${orgId}\n${group}\n${keyId}`;
+    const known = counted.get(id);
+    if (known && samePolicies(known.policies, policies)) return known;
     const keys = organizationKeys(namespace, orgId);
-    return policies.map(({ quota, windowSeconds: seconds }) => {
-      const name = seconds === windowSeconds ? group : `${group}/${seconds}`;
-      return {
-        bucket: keyId === undefined ? keys.bucket(name) : keys.keyBucket(keyId, name),
+    const several = policies.length > 1;
+    const made: Counted = { policies, windows: [], names: [] };
+    for (const { quota, windowSeconds: seconds } of policies) {
+      const log = seconds === windowSeconds ? group : `${group}/${seconds}`;
+      made.windows.push({
+        bucket: keyId === undefined ? keys.bucket(log) : keys.keyBucket(keyId, log),
         quota,
         windowMs: seconds * 1000,
-      };
-    });
+      });
+      made.names.push(several ? `${group}/${seconds}` : group);
+    }
+    if (counted.size > 10_000) counted.clear();
+    counted.set(id, made);
+    return made;
   }
 
   function managementDecision(
     decision: StackedDecision,
     group: string,
-    policies: readonly RatePolicy[],
+    { policies, names }: Counted,
     per: CountedPer,
     recordVersion: number | undefined,
   ): ManagementDecision {
-    const several = policies.length > 1;
     const windows: WindowState[] = [];
     for (let i = 0; i < policies.length; i++) {
       const policy = policies[i] as RatePolicy;
       const outcome = decision.windows[i] ?? { remaining: 0, resetMs: 0 };
       windows.push({
-        name: several ? `${group}/${policy.windowSeconds}` : group,
+        name: names[i] ?? group,
         quota: policy.quota,
         windowSeconds: policy.windowSeconds,
         remaining: outcome.remaining,
@@ -235,18 +265,18 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     const { versions } = options;
     const check =
       versions && limiter.consumeChecked ? { ...recordVersionKeys(namespace, orgId), expected } : undefined;
-    const answer = await limiter.consumeWindows(windows, cost, check);
+    const answer = await limiter.consumeWindows(windows.windows, cost, check);
     const { records } = answer;
     // Stale answers too: the caller's next read of the key can then be cached at the current version.
     if (records && versions) versions.observe(orgId, records.version, records.writing);
     if (answer.type === "stale") return { type: "stale" };
     const seen = records && !records.writing ? records.version : undefined;
-    return managementDecision(answer.decision, group, policies, limit.per, seen);
+    return managementDecision(answer.decision, group, windows, limit.per, seen);
   }
 
   async function peek(orgId: string, group: string) {
     const { policies } = await limitOf(orgId, group);
-    const windows = windowsOf(orgId, group, policies, undefined);
+    const { windows } = windowsOf(orgId, group, policies, undefined);
     const held = await Promise.all(windows.map((w) => limiter.held(w.bucket, w.windowMs)));
     let tightest = { quota: 0, remaining: Number.POSITIVE_INFINITY, windowSeconds: windowSeconds };
     windows.forEach((window, i) => {
