@@ -306,3 +306,50 @@ test("bad input on authorize and overrides: 400 with validation_errors, nothing 
   // Nothing was counted by the refusals: the whole 1-second allowance is there.
   for (let i = 0; i < 3; i++) expect((await authorize({ group: "render" })).json().allowed).toBe(true);
 });
+
+test("only a caller with authority over a key can set its rate_limits", async () => {
+  const { admin, newKey, testApp, clock } = await limitsApp();
+  await admin("PUT", "/v1/admin/groups/thumbs", { policies: [{ quota: 4, window_seconds: 1 }], per: "key" });
+  clock.advance(1000);
+  const target = (await newKey()).json();
+  // A key manager that does not hold images:create has no authority over the target.
+  const manager = (await newKey({ permissions: ["api_keys:read", "api_keys:create_update"] })).json();
+  const response = await testApp.app.inject({
+    method: "POST",
+    url: `/v1/api-keys/${target.id}`,
+    headers: basicAuth(manager.api_id, manager.api_key),
+    payload: {
+      permissions: ["images:create"],
+      rate_limits: { thumbs: { policies: [{ quota: 1, window_seconds: 1 }] } },
+    },
+  });
+  expect(response.statusCode).toBe(403);
+  expect(response.json().code).toBe("insufficient_authority");
+  const read = await testApp.app.inject({
+    method: "GET",
+    url: `/v1/api-keys/${target.id}`,
+    headers: basicAuth(manager.api_id, manager.api_key),
+  });
+  expect(read.json()).not.toHaveProperty("rate_limits");
+});
+
+test("a key's own limits above a policy lowered since give way to the organization's", async () => {
+  const { admin, authorize, newKey, orgId, clock } = await limitsApp();
+  await admin("PUT", "/v1/admin/groups/thumbs", { policies: [{ quota: 4, window_seconds: 1 }], per: "key" });
+  clock.advance(1000);
+  const key = (
+    await newKey({ rate_limits: { thumbs: { policies: [{ quota: 3, window_seconds: 1 }] } } })
+  ).json();
+  const put = await admin("PUT", `/v1/admin/organizations/${orgId}/limits/thumbs`, {
+    policies: [{ quota: 1, window_seconds: 1 }],
+    per: "key",
+  });
+  expect(put.statusCode).toBe(200);
+  const auth = basicAuth(key.api_id, key.api_key);
+  expect((await authorize({ group: "thumbs" }, auth)).json().allowed).toBe(true);
+  const refused = await authorize({ group: "thumbs" }, auth);
+  expect(refused.json()).toMatchObject({
+    allowed: false,
+    headers: { "RateLimit-Policy": '"thumbs";q=1;w=1' },
+  });
+});
