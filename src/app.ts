@@ -252,13 +252,24 @@ export async function createServices(
     sealer: serverKey.type === "material" ? createResponseSealer(serverKey.material) : serverKey.reason,
     log,
   });
+  const limitOverrides = createLimitOverrides({
+    keys: store,
+    groups,
+    clock,
+    windowSeconds: config.rateWindowSeconds,
+  });
   return {
     store,
     limiter: sharedLimiter,
     rateLimit,
     hasher,
     clock,
-    keys: createKeyService({ store, hasher, clock }),
+    keys: createKeyService({
+      store,
+      hasher,
+      clock,
+      groupLimits: async (orgId) => (await limitOverrides.effective(orgId)).groups,
+    }),
     access: createAccessControl({
       keys: store,
       hasher,
@@ -274,12 +285,7 @@ export async function createServices(
     }),
     plans,
     groups,
-    limitOverrides: createLimitOverrides({
-      keys: store,
-      groups,
-      clock,
-      windowSeconds: config.rateWindowSeconds,
-    }),
+    limitOverrides,
     provisioning: createProvisioning({
       organizations: coherence.organizations,
       keys: store,

@@ -107,6 +107,11 @@ export function registerKeyCommands(program: Command): void {
     .option("--allowed-cidr <cidr>", "a network the key may be used from (repeatable; default any)", collect)
     .option("--metadata <name=value>", "a metadata member (repeatable)", collect)
     .option("--expires-at <time>", "when the key stops working, RFC 3339 (e.g. 2027-01-31T00:00:00Z)")
+    .option(
+      "--rate-limit <group=q/s,...>",
+      "the key's own windows in a group counted per key, e.g. thumbnails=5/60,500/3600 (repeatable)",
+      collect,
+    )
     .option("--json", "print the record, secret included, as JSON")
     .action(
       action(async (flags: ConnectionFlags & JsonFlag & CreateFlags) => {
@@ -134,6 +139,12 @@ export function registerKeyCommands(program: Command): void {
     .option("--metadata <name=value>", "set a metadata member, keeping the others (repeatable)", collect)
     .option("--remove-metadata <name>", "remove a metadata member (repeatable)", collect)
     .option("--expires-at <time>", "bring the expiry forward (RFC 3339); it can never move later")
+    .option(
+      "--rate-limit <group=q/s,...>",
+      "set the key's own windows in a group counted per key, keeping its other groups (repeatable)",
+      collect,
+    )
+    .option("--remove-rate-limit <group>", "drop the key's own windows in a group (repeatable)", collect)
     .option("--json", "print the updated record as JSON")
     .addHelpText("after", UPDATE_HELP)
     .action(

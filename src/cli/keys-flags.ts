@@ -1,5 +1,6 @@
 import { configurationOf, type KeyConfiguration, type KeyRecord } from "@latchkey/client";
 import { UsageError } from "./exit-codes.js";
+import { rateLimitFlags, updatedRateLimits } from "./keys-rate-limit-flags.js";
 
 /** Flags of `keys create`. */
 export interface CreateFlags {
@@ -14,6 +15,8 @@ export interface CreateFlags {
   metadata?: string[];
   /** RFC 3339 expiry. */
   expiresAt?: string;
+  /** `--rate-limit group=quota/seconds,...`, repeatable: the key's own windows. */
+  rateLimit?: string[];
 }
 
 /** Flags of `keys update`; every one is optional and only the given ones change anything. */
@@ -37,6 +40,10 @@ export interface UpdateFlags {
   removeMetadata?: string[];
   /** Brings the expiry forward (RFC 3339). */
   expiresAt?: string;
+  /** `--rate-limit group=quota/seconds,...`, repeatable: sets those groups' own windows. */
+  rateLimit?: string[];
+  /** `--remove-rate-limit group`, repeatable. */
+  removeRateLimit?: string[];
 }
 
 /** `--metadata team=billing` (repeatable) as an object; the server checks names and values. */
@@ -70,6 +77,7 @@ export function createConfiguration(flags: CreateFlags): KeyConfiguration {
     ...(flags.allowedCidr !== undefined ? { allowed_cidrs: flags.allowedCidr } : {}),
     ...(flags.metadata !== undefined ? { metadata: metadataFlags(flags.metadata) } : {}),
     ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
+    ...(flags.rateLimit !== undefined ? { rate_limits: rateLimitFlags(flags.rateLimit) } : {}),
   };
 }
 
@@ -114,6 +122,8 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     flags.metadata,
     flags.removeMetadata,
     flags.expiresAt,
+    flags.rateLimit,
+    flags.removeRateLimit,
   ];
   if (!touchesPermissions && changes.every((value) => value === undefined)) {
     throw new UsageError("Nothing to change: give at least one flag (see `latchkey keys update --help`).");
@@ -136,6 +146,7 @@ export function updatedConfiguration(current: KeyRecord, flags: UpdateFlags): Ke
     permissions: allFuture ? [] : [...new Set(listed)].filter((name) => !removed.has(name)),
     all_future_permissions: allFuture,
     ...networksAndMetadataOf(current, flags),
+    ...updatedRateLimits(current.rate_limits, flags.rateLimit, flags.removeRateLimit),
     // Omitted, the server keeps the expiry; given, it may only come forward.
     ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
   };

@@ -22,6 +22,16 @@ function expiry(key: KeyRecord): string {
   return key.expired ? `${key.expires_at} (expired)` : key.expires_at;
 }
 
+/** `thumbnails=5/60,500/3600; render=...`: a key's own windows, as `--rate-limit` takes them. */
+function rateLimitSummary(limits: NonNullable<KeyRecord["rate_limits"]>): string {
+  return Object.entries(limits)
+    .map(
+      ([group, { policies }]) =>
+        `${group}=${policies.map((p) => `${p.quota}/${p.window_seconds}`).join(",")}`,
+    )
+    .join("; ");
+}
+
 /** One key, as `field: value` lines for a person. */
 export function formatKey(key: KeyRecord | CreatedKey): string {
   const rows: [string, string][] = [
@@ -43,6 +53,8 @@ export function formatKey(key: KeyRecord | CreatedKey): string {
               .join(", "),
           ),
     ],
+    // Only keys with their own limits show the line, as only their records carry the member.
+    ...(key.rate_limits ? [["rate limits", rateLimitSummary(key.rate_limits)] as [string, string]] : []),
     ["created_at", key.created_at],
     ["updated_at", key.updated_at],
     ["last_used_at", key.last_used_at ?? "never"],

@@ -22,10 +22,15 @@ export function defaultQuota(group: RateLimitGroup): number {
 }
 
 /** The 429 message: names the group and its allowance and points at support, as the spec asks. */
-export function rateLimitMessage(group: string, quota: number, windowSeconds: number): string {
+export function rateLimitMessage(
+  group: string,
+  quota: number,
+  windowSeconds: number,
+  counted: "organization" | "key" = "organization",
+): string {
   const per = windowSeconds === 60 ? "per minute" : `per ${windowSeconds} seconds`;
   return (
-    `Rate limit exceeded. The ${group} operation group allows ${quota} requests ${per} per organization. ` +
+    `Rate limit exceeded. The ${group} operation group allows ${quota} requests ${per} per ${counted}. ` +
     "If you need a higher limit, contact support."
   );
 }

@@ -13,6 +13,8 @@ export const MAX_WINDOW_SECONDS = 31 * 24 * 60 * 60;
 export const MAX_POLICIES = 5;
 /** Largest quota of one window. */
 export const MAX_QUOTA = 1_000_000_000;
+/** Most slots one request may take in each window of its group (`cost`). */
+export const MAX_COST = 1000;
 
 /** One window: at most `quota` requests (or cost units) in any `windowSeconds`. */
 export interface RatePolicy {
@@ -67,4 +69,40 @@ export function policiesToJson(policies: readonly RatePolicy[]): { quota: number
 /** Policies from their wire (or stored JSON) form. */
 export function policiesFromJson(json: readonly { quota: number; window_seconds: number }[]): RatePolicy[] {
   return json.map((policy) => ({ quota: policy.quota, windowSeconds: policy.window_seconds }));
+}
+
+/** A key's own limits (`rate_limits`): group name -> its windows, for groups counted per key. */
+export type KeyRateLimits = Readonly<Record<string, readonly RatePolicy[]>>;
+
+/**
+ * The most `policies` can admit in any interval of `seconds`: a window at least that long caps it at
+ * its quota; a shorter one at its quota per each of the ceil(seconds / window) windows covering it.
+ */
+function mostAdmittedIn(policies: readonly RatePolicy[], seconds: number): number {
+  let most = Number.POSITIVE_INFINITY;
+  for (const { quota, windowSeconds } of policies) {
+    const cap = windowSeconds >= seconds ? quota : quota * Math.ceil(seconds / windowSeconds);
+    if (cap < most) most = cap;
+  }
+  return most;
+}
+
+/**
+ * Why a key's own policies are not "at most the organization's" (docs/rate-limits.md), or undefined:
+ * in each of the organization's windows, the key's windows must admit no more than its quota.
+ */
+export function keyPolicyProblem(
+  key: readonly RatePolicy[],
+  organization: readonly RatePolicy[],
+): string | undefined {
+  for (const { quota, windowSeconds } of organization) {
+    const most = mostAdmittedIn(key, windowSeconds);
+    if (most > quota) {
+      return (
+        `would admit up to ${most} requests in ${windowSeconds} seconds, above the organization's ` +
+        `${quota}: add a window of ${windowSeconds} seconds with a quota of at most ${quota}, or lower the others`
+      );
+    }
+  }
+  return undefined;
 }

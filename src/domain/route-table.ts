@@ -1,6 +1,7 @@
 import { jsonErrorOffset } from "./json-error-offset.js";
 import { isPermission, type Permission } from "./permissions.js";
 import { isRateLimitGroup } from "./rate-limit-groups.js";
+import { MAX_COST } from "./rate-limit-policies.js";
 
 /** One entry of the forward-auth route table (LATCHKEY_ROUTES). */
 export interface ForwardRoute {
@@ -11,6 +12,8 @@ export interface ForwardRoute {
   permission: Permission;
   /** A management group, or one of the platform's (LATCHKEY_GROUPS). */
   group?: string | undefined;
+  /** Slots a request takes in each window of `group` (1 to 1,000; default 1). */
+  cost?: number | undefined;
   credits?: number | undefined;
 }
 
@@ -20,7 +23,7 @@ export interface RouteTable {
   match(method: string, path: string): ForwardRoute | undefined;
 }
 
-const MEMBERS = new Set(["method", "path", "permission", "group", "credits"]);
+const MEMBERS = new Set(["method", "path", "permission", "group", "cost", "credits"]);
 
 function lineOf(text: string, offset: number): number {
   return text.slice(0, offset).split("\n").length;
@@ -69,7 +72,7 @@ function checkRoute(entry: unknown, knownGroup: (name: string) => boolean): stri
   const route = entry as Record<string, unknown>;
   const unknown = Object.keys(route).filter((name) => !MEMBERS.has(name));
   if (unknown.length > 0) return `has unknown member(s) ${unknown.join(", ")}`;
-  const { method = "*", path, permission, group, credits } = route;
+  const { method = "*", path, permission, group, cost, credits } = route;
   if (typeof method !== "string" || !/^(\*|[A-Za-z]+)$/.test(method)) return 'has a bad "method"';
   if (typeof path !== "string" || !path.startsWith("/")) return 'needs a "path" starting with /';
   if (typeof permission !== "string" || !isPermission(permission)) {
@@ -81,7 +84,19 @@ function checkRoute(entry: unknown, knownGroup: (name: string) => boolean): stri
   if (credits !== undefined && !(Number.isInteger(credits) && (credits as number) >= 1)) {
     return 'has "credits" that is not a whole number >= 1';
   }
-  return { method: method.toUpperCase(), path, permission, group, credits: credits as number | undefined };
+  if (cost !== undefined) {
+    if (!(Number.isInteger(cost) && (cost as number) >= 1 && (cost as number) <= MAX_COST))
+      return `has "cost" that is not a whole number from 1 to ${MAX_COST}`;
+    if (group === undefined) return 'has "cost" without a "group" to take it from';
+  }
+  return {
+    method: method.toUpperCase(),
+    path,
+    permission,
+    group,
+    cost: cost as number | undefined,
+    credits: credits as number | undefined,
+  };
 }
 
 /**

@@ -1,6 +1,9 @@
+import type { StackedDecision } from "./stacked-log.js";
+
 /**
- * The exact sliding-log decision, free of storage: a request admitted at `t` holds a slot until
- * `t + window`, and at most `quota` slots are held at any time. Rejected requests take no slot.
+ * The exact sliding log of one window: a request admitted at `t` holds a slot until `t + window`, and
+ * at most `quota` slots are held at any time; rejected requests take no slot. The rule itself is
+ * stacked-log.ts's (one window, cost 1); this is its answer in one window's terms.
  */
 export type SlidingLogDecision =
   | {
@@ -24,16 +27,9 @@ export interface HeldSlots {
   oldest: number | undefined;
 }
 
-/** Decides on one request at `now`. */
-export function decideSlidingLog(
-  held: HeldSlots,
-  now: number,
-  quota: number,
-  windowMs: number,
-): SlidingLogDecision {
-  const oldest = held.oldest ?? now;
-  if (held.count >= quota) {
-    return { type: "deny", retryAfterMs: Math.max(1, oldest + windowMs - now) };
-  }
-  return { type: "allow", remaining: quota - held.count - 1, resetMs: oldest + windowMs - now };
+/** A decision over one window, in that window's terms. */
+export function oneWindow(decision: StackedDecision): SlidingLogDecision {
+  if (decision.type === "deny") return { type: "deny", retryAfterMs: decision.retryAfterMs };
+  const window = decision.windows[0];
+  return { type: "allow", remaining: window?.remaining ?? 0, resetMs: window?.resetMs ?? 0 };
 }

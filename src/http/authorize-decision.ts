@@ -29,6 +29,9 @@ export function authorizeQuestion(body: AuthorizeBody): AuthorizeQuestion {
       "/group",
     );
   }
+  if (body.cost !== undefined && group === undefined) {
+    throw invalidRequest("cost counts slots in a group's windows: name the group too.", "/cost");
+  }
   const clientIp = body.client_ip;
   if (clientIp !== undefined && (isIP(clientIp) === 0 || clientIp.includes("%"))) {
     throw invalidRequest(
@@ -41,6 +44,7 @@ export function authorizeQuestion(body: AuthorizeBody): AuthorizeQuestion {
       authorization: body.authorization,
       permission,
       group,
+      cost: body.cost,
       credits: body.credits,
       client: platformOrigin(clientIp),
     },

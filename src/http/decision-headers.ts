@@ -6,13 +6,26 @@ export type Protocol = "rest" | "mcp";
 
 export const WWW_AUTHENTICATE = 'Basic realm="latchkey", charset="UTF-8"';
 
-/** `RateLimit-Policy` and `RateLimit` (docs/rate-limits.md), with `t=` seconds until a slot frees. */
+/**
+ * `RateLimit-Policy` and `RateLimit` (docs/rate-limits.md), with `t=` seconds until a slot frees. A
+ * group of several windows lists each in `RateLimit-Policy` (`"render/1";q=10;w=1, ...`), and
+ * `RateLimit` names the most restrictive one (on a refusal, one that could not hold the request).
+ */
 export function rateLimitHeaders(decision: ManagementDecision): Record<string, string> {
-  const remaining = decision.type === "allow" ? decision.remaining : 0;
   const reset = decision.type === "allow" ? decision.resetSeconds : decision.retryAfterSeconds;
+  const { windows } = decision;
+  if (windows.length <= 1) {
+    const remaining = decision.type === "allow" ? decision.remaining : 0;
+    return {
+      "RateLimit-Policy": `"${decision.group}";q=${decision.quota};w=${decision.windowSeconds}`,
+      RateLimit: `"${decision.group}";r=${remaining};t=${reset}`,
+    };
+  }
+  const named = windows.find((w) => w.windowSeconds === decision.windowSeconds) ?? windows[0];
+  const remaining = decision.type === "allow" ? decision.remaining : (named?.remaining ?? 0);
   return {
-    "RateLimit-Policy": `"${decision.group}";q=${decision.quota};w=${decision.windowSeconds}`,
-    RateLimit: `"${decision.group}";r=${remaining};t=${reset}`,
+    "RateLimit-Policy": windows.map((w) => `"${w.name}";q=${w.quota};w=${w.windowSeconds}`).join(", "),
+    RateLimit: `"${named?.name ?? decision.group}";r=${remaining};t=${reset}`,
   };
 }
 

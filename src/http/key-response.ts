@@ -1,5 +1,6 @@
 import { isExpired } from "../domain/key-lifecycle.js";
 import { effectivePermissions } from "../domain/permissions.js";
+import { policiesToJson } from "../domain/rate-limit-policies.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
 import type { KeyRecord } from "./schemas.js";
 
@@ -38,6 +39,12 @@ function unexpiredResponse(key: ApiKeyRecord): KeyRecord {
     expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
     expired: false,
   };
+  // Only when set: records of keys without their own limits keep the shape clients already read.
+  if (key.rateLimits) {
+    response.rate_limits = {};
+    for (const [group, policies] of Object.entries(key.rateLimits))
+      response.rate_limits[group] = { policies: policiesToJson(policies) };
+  }
   if (Object.isFrozen(key)) responsesOfFrozen.set(key, Object.freeze(response));
   return response;
 }

@@ -5,7 +5,7 @@ import {
   MAX_WINDOW_SECONDS,
   MIN_WINDOW_SECONDS,
 } from "../domain/rate-limit-policies.js";
-import { named } from "./schemas.js";
+import { named } from "./schema-names.js";
 
 /** The wire shapes of rate limits (docs/rate-limits.md), defined once. */
 
@@ -70,6 +70,39 @@ export const GroupLimitsBody = Type.Record(
   {
     description: "Rate-limit overrides by group name.",
     maxProperties: 100,
+  },
+);
+
+/**
+ * A key's own limits: group name -> its windows, for groups counted per key (docs/rate-limits.md).
+ * Unnamed members for the same reason as GroupLimitsBody's.
+ */
+export const KeyRateLimitsBody = Type.Record(
+  Type.String({ minLength: 1, maxLength: 64 }),
+  Type.Object(
+    {
+      policies: Type.Array(Type.Object(RatePolicyBody.properties, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: MAX_POLICIES,
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    description:
+      'latchkey\'s own: the key\'s own windows in groups counted per key (`"per": "key"`), each at most the ' +
+      "organization's policy for the group. Omitted on update: kept; null or {}: cleared. Records carry it only when set.",
+    maxProperties: 20,
+    examples: [
+      {
+        render: {
+          policies: [
+            { quota: 5, window_seconds: 1 },
+            { quota: 500, window_seconds: 3600 },
+          ],
+        },
+      },
+    ],
   },
 );
 

@@ -1,6 +1,7 @@
 import { type Static, Type } from "typebox";
 import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
+import { MAX_COST } from "../domain/rate-limit-policies.js";
 import { ErrorBody, named } from "./schemas.js";
 
 /** The wire shapes of the platform side (docs/platform.md), defined once like schemas.ts. */
@@ -20,6 +21,16 @@ export const AuthorizeBody = Type.Object(
       Type.String({
         description: "Management operation group to count the request against.",
         examples: ["proxy:read"],
+      }),
+    ),
+    cost: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_COST,
+        description:
+          "Slots the request takes in each window of its group (default 1), atomically: admitted only when " +
+          "every window can hold them all. Needs `group`.",
+        examples: [5],
       }),
     ),
     credits: Type.Optional(

@@ -8,6 +8,7 @@ import { PERMISSION_CATALOGUE } from "../domain/permissions.js";
 import { ErrorBody } from "./error-body.js";
 import { errorExample } from "./error-examples.js";
 import { named } from "./schema-names.js";
+import { KeyRateLimitsBody } from "./limit-schemas.js";
 
 /**
  * The wire shapes, defined once: Fastify validates with them, TypeScript infers from them, and
@@ -74,6 +75,7 @@ export const KeyConfigurationBody = Type.Object(
     ),
     allowed_cidrs: Type.Optional(AllowedCidrs),
     metadata: Type.Optional(Metadata),
+    rate_limits: Type.Optional(Type.Union([KeyRateLimitsBody, Type.Null()])),
     expires_at: Type.Optional(
       Type.Unsafe<string | null>({
         type: ["string", "null"],
@@ -154,6 +156,7 @@ export const KeyRecord = Type.Object(
     expired: Type.Boolean({
       description: "Whether `expires_at` has passed: the key no longer authenticates.",
     }),
+    rate_limits: Type.Optional(KeyRateLimitsBody),
   },
   { ...named("ApiKeyRecord", "A key, without its secret."), examples: [keyRecordExample] },
 );

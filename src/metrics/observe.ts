@@ -59,13 +59,13 @@ export function observeRateLimit(
   const count = (group: string, outcome: "allowed" | "limited") => groups(group)[outcome].inc();
   return {
     peek: (orgId, group) => rateLimit.peek(orgId, group),
-    async consume(orgId, group) {
-      const decision = await rateLimit.consume(orgId, group);
+    async consume(orgId, group, request) {
+      const decision = await rateLimit.consume(orgId, group, request);
       count(group, decision.type === "allow" ? "allowed" : "limited");
       return decision;
     },
-    async consumeExpecting(orgId, group, expectedVersion) {
-      const decision = await rateLimit.consumeExpecting(orgId, group, expectedVersion);
+    async consumeExpecting(orgId, group, expectedVersion, request) {
+      const decision = await rateLimit.consumeExpecting(orgId, group, expectedVersion, request);
       // A stale answer decided nothing: the request is decided (and counted) once more.
       if (decision.type !== "stale") count(group, decision.type === "allow" ? "allowed" : "limited");
       return decision;

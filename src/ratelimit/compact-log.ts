@@ -51,8 +51,25 @@ export class CompactLog {
     return this.head < this.tail ? this.timeAt(this.tail - 1) : undefined;
   }
 
-  /** Records one admission at `now` (never earlier than the newest). */
-  add(now: number): void {
+  /**
+   * Time of the admission at position `index` from the oldest (0 = the oldest), if held. Walks the
+   * entries from the oldest: a stacked or costly request that does not fit asks where its slot frees.
+   */
+  timeOfIndex(index: number): number | undefined {
+    let seen = 0;
+    for (let i = this.head; i < this.tail; i++) {
+      seen += this.countAt(i);
+      if (seen > index) return this.timeAt(i);
+    }
+    return undefined;
+  }
+
+  /** Records `count` admissions (default one) at `now` (never earlier than the newest). */
+  add(now: number, count = 1): void {
+    for (let i = 0; i < count; i++) this.addOne(now);
+  }
+
+  private addOne(now: number): void {
     this.held++;
     const last = this.tail - 1;
     if (last >= this.head && this.timeAt(last) === now && this.countAt(last) < this.countRange) {

@@ -170,6 +170,20 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
       return { type: "decided", decision: await outageAnswer(bucket, quota, windowMs), records: undefined };
     },
 
+    async consumeWindows(windows, cost, check) {
+      if (!degraded) {
+        try {
+          return await primary.consumeWindows(windows, cost, check);
+        } catch (error) {
+          await failed(error);
+        }
+      }
+      // As consumeChecked: a cached record cannot be confirmed by this node's memory.
+      if (check?.expected !== undefined) return { type: "stale", records: undefined };
+      if (policy === "refuse") throw rateLimiterUnavailable();
+      return fallback.consumeWindows(windows, cost);
+    },
+
     async close() {
       clearInterval(timer);
       await Promise.all([primary.close(), fallback.close()]);

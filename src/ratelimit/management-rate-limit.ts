@@ -1,20 +1,43 @@
 import { invalidRequest } from "../domain/errors.js";
 import { defaultQuota, isRateLimitGroup } from "../domain/rate-limit-groups.js";
-import type { GroupLimit, RatePolicy } from "../domain/rate-limit-policies.js";
+import {
+  type CountedPer,
+  type GroupLimit,
+  type KeyRateLimits,
+  keyPolicyProblem,
+  type RatePolicy,
+} from "../domain/rate-limit-policies.js";
+import { mostRestrictive, type StackedDecision } from "../domain/stacked-log.js";
 import { recordVersionKeys } from "../cache/redis-record-versions.js";
 import type { RecordVersions } from "../cache/record-versions.js";
-import type { SlidingLogDecision } from "../domain/sliding-log.js";
 import { organizationKeys } from "../redis/key-names.js";
 import type { OrganizationLimits } from "../store/key-store.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { LimitWindow, RateLimiter } from "./rate-limiter.js";
+
+/** One window of a group as a decision left it, named as the headers name it. */
+export interface WindowState {
+  /** `"<group>"` for a group of one window, `"<group>/<window_seconds>"` for each of several. */
+  name: string;
+  quota: number;
+  windowSeconds: number;
+  /** Slots still free (after this request, when admitted). */
+  remaining: number;
+  /** Seconds until the window's oldest held slot frees. */
+  resetSeconds: number;
+}
 
 /** A management request's rate-limit outcome, with what the headers need. */
 export type ManagementDecision = {
   /** A management group or one of the platform's. */
   group: string;
-  /** Requests admitted per window for this organization and group. */
+  /** The most restrictive window's quota (the one that refused, on a refusal). */
   quota: number;
+  /** That window's length. */
   windowSeconds: number;
+  /** Every window of the group, shortest first (one for a group of one window). */
+  windows: WindowState[];
+  /** Whose count it was: the organization's, or the calling key's own. */
+  per: CountedPer;
   /**
    * The organization's record version the limiter saw with this decision, when no write was in
    * progress (PostgreSQL + Redis with the record cache): reads later in this request may be served
@@ -25,10 +48,18 @@ export type ManagementDecision = {
   { type: "allow"; remaining: number; resetSeconds: number } | { type: "deny"; retryAfterSeconds: number }
 );
 
+/** How one request counts beyond its organization and group. */
+export interface RequestCount {
+  /** The calling key: counted alone in groups counted per key, under its own `rate_limits` if it has them. */
+  key?: { id: string; rateLimits?: KeyRateLimits | null | undefined } | undefined;
+  /** Slots the request takes in each window (1 to 1,000; default 1). */
+  cost?: number | undefined;
+}
+
 /** The one entry point REST and MCP share: count a request of an organization against a group. */
 export interface ManagementRateLimit {
-  /** Admits or denies one request; admitted requests hold a slot for the window. */
-  consume(orgId: string, group: string): Promise<ManagementDecision>;
+  /** Admits or denies one request; admitted requests hold their slots for each window. */
+  consume(orgId: string, group: string, count?: RequestCount): Promise<ManagementDecision>;
   /**
    * `consume` for a caller whose key came from the record cache, read at `expectedVersion`: "stale"
    * (nothing counted) unless that version is still current.
@@ -37,8 +68,12 @@ export interface ManagementRateLimit {
     orgId: string,
     group: string,
     expectedVersion: number,
+    count?: RequestCount,
   ): Promise<ManagementDecision | { type: "stale" }>;
-  /** The group's quota for the organization and the requests it may still make now; counts nothing. */
+  /**
+   * The group's quota for the organization and the requests it may still make now, in its most
+   * restrictive window; counts nothing.
+   */
   peek(orgId: string, group: string): Promise<{ quota: number; remaining: number; windowSeconds: number }>;
 }
 
@@ -56,6 +91,18 @@ export interface ManagementRateLimitOptions {
   /** Where the record versions the limiter reports are kept (PostgreSQL + Redis record cache). */
   versions?: RecordVersions;
   now?: () => number;
+}
+
+/** Whether two lists of policies are the same windows and quotas. */
+function samePolicies(a: readonly RatePolicy[], b: readonly RatePolicy[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as RatePolicy;
+    const y = b[i] as RatePolicy;
+    if (x.quota !== y.quota || x.windowSeconds !== y.windowSeconds) return false;
+  }
+  return true;
 }
 
 export function createManagementRateLimit(options: ManagementRateLimitOptions): ManagementRateLimit {
@@ -78,51 +125,125 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     return limits;
   }
 
-  /**
-   * The window a request of `group` counts in: the organization's override, else the group's own limit
-   * (a management group's default is the spec's quota per the deployment's window). Stacked windows are
-   * refused where they are defined (services/stacked-windows.ts), so there is one.
-   */
-  async function policyOf(orgId: string, group: string): Promise<RatePolicy> {
-    const limits = await limitsOf(orgId);
-    const override = limits.overrides?.[group];
-    const stacked = override?.policies?.[0];
-    if (stacked) return stacked;
-    if (isRateLimitGroup(group)) return { quota: limits.quotas[group] ?? defaultQuota(group), windowSeconds };
+  async function ownLimitOf(group: string): Promise<GroupLimit> {
     const own = await options.groups?.limitOf(group);
-    const first = own?.policies[0];
-    if (!first) throw invalidRequest(`group "${group}" is not a known group.`, "/group");
-    return first;
+    if (!own) throw invalidRequest(`group "${group}" is not a known group.`, "/group");
+    return own;
   }
 
-  /** The log of one organization's group and window: the same one whatever its quota becomes. */
-  const bucketOf = (orgId: string, group: string, policy: RatePolicy) =>
-    organizationKeys(namespace, orgId).bucket(
-      policy.windowSeconds === windowSeconds ? group : `${group}/${policy.windowSeconds}`,
-    );
+  /**
+   * The windows a request of `group` counts in for the organization: its override (a quota set with
+   * `org limits --quota` is one window of the deployment's length), else the group's own limit (a
+   * management group's default is the spec's quota per the deployment's window).
+   */
+  async function limitOf(orgId: string, group: string): Promise<GroupLimit> {
+    const limits = await limitsOf(orgId);
+    const override = limits.overrides?.[group];
+    const management = isRateLimitGroup(group);
+    if (override?.policies) {
+      const per = override.per ?? (management ? "organization" : (await ownLimitOf(group)).per);
+      return { policies: override.policies, per };
+    }
+    if (management) {
+      return {
+        policies: [{ quota: limits.quotas[group] ?? defaultQuota(group), windowSeconds }],
+        per: "organization",
+      };
+    }
+    return ownLimitOf(group);
+  }
+
+  /**
+   * The policies for this request: a key's own `rate_limits` replace the organization's in a group
+   * counted per key, while they stay within it (a policy lowered since is not exceeded by them).
+   */
+  function policiesFor(limit: GroupLimit, group: string, count: RequestCount | undefined) {
+    const own = limit.per === "key" ? count?.key?.rateLimits?.[group] : undefined;
+    if (own && keyPolicyProblem(own, limit.policies) === undefined) return own;
+    return limit.policies;
+  }
+
+  /** The windows of one (organization, group, key) and the policies they were made for. */
+  interface Counted {
+    policies: readonly RatePolicy[];
+    windows: LimitWindow[];
+    names: string[];
+  }
+  const counted = new Map<string, Counted>();
+
+  /**
+   * The log of each window: the same one whatever its quota becomes, so a changed policy keeps the
+   * slots already taken. A window of the deployment's length keeps the group's plain name, the one
+   * logs had before groups could stack windows. Kept per (organization, group, key) while its policies
+   * stay the same: the same bucket strings each time spare building and hashing them per decision
+   * (bench/stacked-windows.mjs).
+   */
+  function windowsOf(
+    orgId: string,
+    group: string,
+    policies: readonly RatePolicy[],
+    keyId: string | undefined,
+  ): Counted {
+    const id = keyId === undefined ? `${orgId}\n${group}` : `${orgId}\n${group}\n${keyId}`;
+    const known = counted.get(id);
+    if (known && samePolicies(known.policies, policies)) return known;
+    const keys = organizationKeys(namespace, orgId);
+    const several = policies.length > 1;
+    const made: Counted = { policies, windows: [], names: [] };
+    for (const { quota, windowSeconds: seconds } of policies) {
+      const log = seconds === windowSeconds ? group : `${group}/${seconds}`;
+      made.windows.push({
+        bucket: keyId === undefined ? keys.bucket(log) : keys.keyBucket(keyId, log),
+        quota,
+        windowMs: seconds * 1000,
+      });
+      made.names.push(several ? `${group}/${seconds}` : group);
+    }
+    if (counted.size > 10_000) counted.clear();
+    counted.set(id, made);
+    return made;
+  }
 
   function managementDecision(
-    decision: SlidingLogDecision,
+    decision: StackedDecision,
     group: string,
-    policy: RatePolicy,
+    { policies, names }: Counted,
+    per: CountedPer,
     recordVersion: number | undefined,
   ): ManagementDecision {
-    const { quota, windowSeconds } = policy;
+    const windows: WindowState[] = [];
+    for (let i = 0; i < policies.length; i++) {
+      const policy = policies[i] as RatePolicy;
+      const outcome = decision.windows[i] ?? { remaining: 0, resetMs: 0 };
+      windows.push({
+        name: names[i] ?? group,
+        quota: policy.quota,
+        windowSeconds: policy.windowSeconds,
+        remaining: outcome.remaining,
+        resetSeconds: Math.max(0, Math.ceil(outcome.resetMs / 1000)),
+      });
+    }
+    // On a refusal the lowest `remaining` is a window that could not hold the request.
+    const named = windows[mostRestrictive(decision.windows)] as WindowState;
     // Built field by field, not spread: this runs on every management request, and spreads cost.
     const answer: ManagementDecision =
       decision.type === "allow"
         ? {
             group,
-            quota,
-            windowSeconds,
+            quota: named.quota,
+            windowSeconds: named.windowSeconds,
+            windows,
+            per,
             type: "allow",
-            remaining: decision.remaining,
-            resetSeconds: Math.max(0, Math.ceil(decision.resetMs / 1000)),
+            remaining: named.remaining,
+            resetSeconds: named.resetSeconds,
           }
         : {
             group,
-            quota,
-            windowSeconds,
+            quota: named.quota,
+            windowSeconds: named.windowSeconds,
+            windows,
+            per,
             type: "deny",
             retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
           };
@@ -134,39 +255,42 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     orgId: string,
     group: string,
     expected: number | undefined,
+    count: RequestCount | undefined,
   ): Promise<ManagementDecision | { type: "stale" }> {
-    const policy = await policyOf(orgId, group);
-    const bucket = bucketOf(orgId, group, policy);
-    const { quota } = policy;
-    const policyMs = policy.windowSeconds * 1000;
+    const limit = await limitOf(orgId, group);
+    const policies = policiesFor(limit, group, count);
+    const keyId = limit.per === "key" ? count?.key?.id : undefined;
+    const windows = windowsOf(orgId, group, policies, keyId);
+    const cost = count?.cost ?? 1;
     const { versions } = options;
-    if (!versions || !limiter.consumeChecked) {
-      return managementDecision(await limiter.consume(bucket, quota, policyMs), group, policy, undefined);
-    }
-    const check = { ...recordVersionKeys(namespace, orgId), expected };
-    const answer = await limiter.consumeChecked(bucket, quota, policyMs, check);
+    const check =
+      versions && limiter.consumeChecked ? { ...recordVersionKeys(namespace, orgId), expected } : undefined;
+    const answer = await limiter.consumeWindows(windows.windows, cost, check);
     const { records } = answer;
     // Stale answers too: the caller's next read of the key can then be cached at the current version.
-    if (records) versions.observe(orgId, records.version, records.writing);
+    if (records && versions) versions.observe(orgId, records.version, records.writing);
     if (answer.type === "stale") return { type: "stale" };
     const seen = records && !records.writing ? records.version : undefined;
-    return managementDecision(answer.decision, group, policy, seen);
+    return managementDecision(answer.decision, group, windows, limit.per, seen);
   }
 
   async function peek(orgId: string, group: string) {
-    const policy = await policyOf(orgId, group);
-    const held = await limiter.held(bucketOf(orgId, group, policy), policy.windowSeconds * 1000);
-    return {
-      quota: policy.quota,
-      remaining: Math.max(0, policy.quota - held),
-      windowSeconds: policy.windowSeconds,
-    };
+    const { policies } = await limitOf(orgId, group);
+    const { windows } = windowsOf(orgId, group, policies, undefined);
+    const held = await Promise.all(windows.map((w) => limiter.held(w.bucket, w.windowMs)));
+    let tightest = { quota: 0, remaining: Number.POSITIVE_INFINITY, windowSeconds: windowSeconds };
+    windows.forEach((window, i) => {
+      const remaining = Math.max(0, window.quota - (held[i] ?? 0));
+      if (remaining < tightest.remaining)
+        tightest = { quota: window.quota, remaining, windowSeconds: window.windowMs / 1000 };
+    });
+    return tightest;
   }
 
   return {
     peek,
     // Without an expected version the limiter never answers "stale".
-    consume: (orgId, group) => consume(orgId, group, undefined) as Promise<ManagementDecision>,
-    consumeExpecting: consume,
+    consume: (orgId, group, count) => consume(orgId, group, undefined, count) as Promise<ManagementDecision>,
+    consumeExpecting: (orgId, group, expected, count) => consume(orgId, group, expected, count),
   };
 }

@@ -1,7 +1,8 @@
 import type { Clock } from "../domain/clock.js";
-import { decideSlidingLog } from "../domain/sliding-log.js";
+import { oneWindow } from "../domain/sliding-log.js";
+import { decideStacked, type StackedDecision, type WindowHeld } from "../domain/stacked-log.js";
 import { CompactLog } from "./compact-log.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { LimitWindow, RateLimiter } from "./rate-limiter.js";
 
 export interface MemoryRateLimiter extends RateLimiter {
   /** Drops buckets whose every admission has left its window; returns how many were dropped. */
@@ -35,17 +36,34 @@ export function createMemoryRateLimiter(clock: Clock, sweepIntervalMs = 60_000):
   const timer = setInterval(sweep, sweepIntervalMs);
   timer.unref();
 
-  function consumeNow(key: string, quota: number, windowMs: number) {
-    const now = clock.now();
+  function logOf(key: string, windowMs: number): CompactLog {
     let log = buckets.get(key);
     if (!log || log.windowMs !== windowMs) {
       // A new window (configuration changed) starts a new log: admissions under the old one are moot.
       log = new CompactLog(windowMs);
       buckets.set(key, log);
     }
-    log.expire(now);
-    const result = decideSlidingLog({ count: log.held, oldest: log.oldest() }, now, quota, windowMs);
-    if (result.type === "allow") log.add(now);
+    return log;
+  }
+
+  /** Every window decided and, when all fit, taken, in one synchronous step. */
+  function consumeNow(windows: readonly LimitWindow[], cost: number): StackedDecision {
+    const now = clock.now();
+    const logs: CompactLog[] = [];
+    const held: WindowHeld[] = [];
+    for (const { bucket, quota, windowMs } of windows) {
+      const log = logOf(bucket, windowMs);
+      log.expire(now);
+      const over = log.held + cost - quota;
+      logs.push(log);
+      held.push({
+        count: log.held,
+        oldest: log.oldest(),
+        blocking: over > 0 && cost <= quota ? log.timeOfIndex(over - 1) : undefined,
+      });
+    }
+    const result = decideStacked(held, now, windows, cost);
+    if (result.type === "allow") for (const log of logs) log.add(now, cost);
     return result;
   }
 
@@ -55,7 +73,10 @@ export function createMemoryRateLimiter(clock: Clock, sweepIntervalMs = 60_000):
       return buckets.size;
     },
     sweep,
-    consume: (key, quota, windowMs) => Promise.resolve(consumeNow(key, quota, windowMs)),
+    consume: (bucket, quota, windowMs) =>
+      Promise.resolve(oneWindow(consumeNow([{ bucket, quota, windowMs }], 1))),
+    consumeWindows: (windows, cost) =>
+      Promise.resolve({ type: "decided", decision: consumeNow(windows, cost), records: undefined }),
     held(key, windowMs) {
       const log = buckets.get(key);
       if (!log || log.windowMs !== windowMs) return Promise.resolve(0);

@@ -1,4 +1,25 @@
 import type { SlidingLogDecision } from "../domain/sliding-log.js";
+import type { StackedDecision, WindowLimit } from "../domain/stacked-log.js";
+
+/** One window a request counts in, and the log (bucket) that counts it. */
+export interface LimitWindow extends WindowLimit {
+  /** The log's name (a Redis key on Redis, from src/redis/key-names.ts). */
+  bucket: string;
+}
+
+/** A stacked decision, or (with a record-version check) a refusal to decide on stale records. */
+export type CheckedStackedDecision =
+  | {
+      type: "stale";
+      /** The current version, when the limiter could read it. */
+      records: ObservedRecordVersion | undefined;
+    }
+  | {
+      type: "decided";
+      decision: StackedDecision;
+      /** Undefined when no version was asked for or could be read. */
+      records: ObservedRecordVersion | undefined;
+    };
 
 /**
  * Where an organization's record version lives in Redis (src/cache/redis-record-versions.ts), and the
@@ -42,6 +63,16 @@ export type CheckedDecision =
 export interface RateLimiter {
   /** Admits or denies one request against `quota` admissions per `windowMs` for `bucket`. */
   consume(bucket: string, quota: number, windowMs: number): Promise<SlidingLogDecision>;
+  /**
+   * Admits a request of `cost` slots only when every window can hold them, and then takes them in
+   * each, as one atomic step; a refusal takes nothing. With `check` (limiters shared across nodes),
+   * the organization's record version is read in the same step, as `consumeChecked` does.
+   */
+  consumeWindows(
+    windows: readonly LimitWindow[],
+    cost: number,
+    check?: RecordVersionCheck,
+  ): Promise<CheckedStackedDecision>;
   /**
    * `consume`, plus the organization's record version read in the same atomic step; when `expected`
    * is given and is no longer current (or a write is in progress), answers "stale" and counts

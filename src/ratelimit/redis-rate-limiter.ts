@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { LatchkeyError } from "../domain/errors.js";
-import { decideSlidingLog, type SlidingLogDecision } from "../domain/sliding-log.js";
+import { oneWindow } from "../domain/sliding-log.js";
+import { decideStacked, type StackedDecision } from "../domain/stacked-log.js";
 import { closeRedis, DEFAULT_REDIS_DEADLINE_MS, isCluster, type RedisClient } from "../redis/connection.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { CheckedStackedDecision, LimitWindow, RateLimiter, RecordVersionCheck } from "./rate-limiter.js";
 import { afterPendingInput, watchAnswers } from "./redis-answers.js";
-import { evalSlidingLog, type SlidingLogReply } from "./redis-sliding-log.js";
+import { evalStackedLog, membersOf, type StackedLogReply } from "./redis-sliding-log.js";
 
 /** A limiter whose backend can be checked without counting a request. */
 export interface CheckableRateLimiter extends RateLimiter {
@@ -64,6 +65,12 @@ const RETRY_AFTER_MS = 400;
  */
 const MAX_UNRETRACTED = 100_000;
 
+/** What a failed decision may have taken: its members (one per unit of cost) in each window's bucket. */
+interface Retraction {
+  buckets: string[];
+  members: string[];
+}
+
 /** The deadline of one decision passed before Redis answered any of its attempts. */
 export class RedisDeadlineExceeded extends Error {
   constructor(deadlineMs: number) {
@@ -87,20 +94,24 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === "Command timed out";
 }
 
-/** The script's admission must be the domain's: both implement one rule (domain/sliding-log.ts). */
-function decisionOf(reply: SlidingLogReply, quota: number, windowMs: number): SlidingLogDecision {
+/** The script's admission must be the domain's: both implement one rule (domain/stacked-log.ts). */
+function decisionOf(reply: StackedLogReply, windows: readonly LimitWindow[], cost: number): StackedDecision {
   if (reply.replayed) {
-    // The answer to an attempt that was admitted already: admitted again, whatever the quota is now.
-    const oldest = reply.held.oldest ?? reply.now;
+    // The answer to an attempt that was admitted already: admitted again, whatever the quotas are now.
     return {
       type: "allow",
-      remaining: Math.max(0, quota - reply.held.count - 1),
-      resetMs: oldest + windowMs - reply.now,
+      windows: windows.map((window, i) => {
+        const held = reply.windows[i];
+        return {
+          remaining: Math.max(0, window.quota - (held?.count ?? 0) - cost),
+          resetMs: (held?.oldest ?? reply.now) + window.windowMs - reply.now,
+        };
+      }),
     };
   }
-  const decision = decideSlidingLog(reply.held, reply.now, quota, windowMs);
+  const decision = decideStacked(reply.windows, reply.now, windows, cost);
   if ((decision.type === "allow") !== reply.admitted) {
-    throw new Error("Redis sliding log and domain/sliding-log.ts disagree; the script is out of date.");
+    throw new Error("Redis sliding log and domain/stacked-log.ts disagree; the script is out of date.");
   }
   return decision;
 }
@@ -151,24 +162,26 @@ export function createRedisRateLimiter(
   };
 
   // Members of decisions that failed while the connection was down, retracted once it is back.
-  const unretracted = new Map<string, string>();
+  const unretracted = new Map<string, Retraction>();
   /**
-   * Removes a failed decision's member from its bucket, so a request answered 503 (or counted on this
-   * node alone) never also holds a shared slot: the ZREM is sent behind the decision's attempts on the
-   * same connection, so Redis runs it after any of them it has yet to run, and an admission whose
-   * reply came too late is taken back. While the connection is down, it waits for the next one.
+   * Removes a failed decision's members from every window it asked of, so a request answered 503 (or
+   * counted on this node alone) never also holds a shared slot: the ZREMs are sent behind the
+   * decision's attempts on the same connection, so Redis runs them after any of them it has yet to
+   * run, and an admission whose reply came too late is taken back. While the connection is down, they
+   * wait for the next one.
    */
-  const later = (bucket: string, id: string) => {
-    if (unretracted.size < MAX_UNRETRACTED) unretracted.set(id, bucket);
+  const later = (id: string, retraction: Retraction) => {
+    if (unretracted.size < MAX_UNRETRACTED) unretracted.set(id, retraction);
   };
-  const retract = (bucket: string, id: string) => {
-    if (connectionLost() === undefined) redis.zrem(bucket, id).catch(() => later(bucket, id));
-    else later(bucket, id);
+  const retract = (id: string, retraction: Retraction) => {
+    if (connectionLost() !== undefined) return later(id, retraction);
+    const { buckets, members } = retraction;
+    Promise.all(buckets.map((bucket) => redis.zrem(bucket, ...members))).catch(() => later(id, retraction));
   };
   redis.on("ready", () => {
-    for (const [id, bucket] of unretracted) {
+    for (const [id, retraction] of unretracted) {
       unretracted.delete(id);
-      retract(bucket, id);
+      retract(id, retraction);
     }
   });
 
@@ -182,15 +195,18 @@ export function createRedisRateLimiter(
    * decides nothing: it is sent again, and at the deadline its member is retracted.
    */
   function decide(
-    bucket: string,
+    windows: readonly LimitWindow[],
     id: string,
-    attempt: (ackWaitMs: number | undefined) => Promise<SlidingLogReply>,
-  ): Promise<SlidingLogReply> {
+    cost: number,
+    attempt: (ackWaitMs: number | undefined) => Promise<StackedLogReply>,
+  ): Promise<StackedLogReply> {
     const giveUpAt = now() + deadlineMs;
     if (replicasAck) {
-      const missing = options.replicaMissing?.(bucket);
+      // Every window of one request is in one organization's slot: its first names the master.
+      const missing = options.replicaMissing?.(windows[0]?.bucket ?? "");
       if (missing) return Promise.reject(noReplicaAcknowledged(missing));
     }
+    const retraction = { buckets: windows.map((window) => window.bucket), members: membersOf(id, cost) };
     return new Promise((resolve, reject) => {
       let settled = false;
       let unconfirmed = false;
@@ -216,7 +232,7 @@ export function createRedisRateLimiter(
             // A timed-out attempt leaves the decision to the others and to the deadline.
             if (isTimeout(error) || tolerateFailover) return;
             // A lost connection may have taken an admission's reply with it: that slot goes too.
-            retract(bucket, id);
+            retract(id, retraction);
             // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the attempt's own failure, as it came
             settle(() => reject(error));
           },
@@ -225,7 +241,7 @@ export function createRedisRateLimiter(
       const giveUp = () => {
         // An attempt may have been admitted without a reply (or without a replica's confirmation):
         // a request refused here must hold no slot.
-        retract(bucket, id);
+        retract(id, retraction);
         const error = unconfirmed
           ? noReplicaAcknowledged(`none within ${deadlineMs} ms`)
           : new RedisDeadlineExceeded(deadlineMs);
@@ -252,17 +268,28 @@ export function createRedisRateLimiter(
     });
   }
 
+  async function consumeWindows(
+    windows: readonly LimitWindow[],
+    cost: number,
+    check: RecordVersionCheck | undefined,
+  ): Promise<CheckedStackedDecision> {
+    const id = member();
+    const reply = await decide(windows, id, cost, (ack) =>
+      evalStackedLog(redis, windows, cost, id, check, ack),
+    );
+    if (reply.stale) return { type: "stale", records: reply.records };
+    return { type: "decided", decision: decisionOf(reply, windows, cost), records: reply.records };
+  }
+
   return {
     get healthy() {
       return redis.status === "ready";
     },
 
     async consume(bucket, quota, windowMs) {
-      const id = member();
-      const reply = await decide(bucket, id, (ack) =>
-        evalSlidingLog(redis, bucket, quota, windowMs, id, undefined, ack),
-      );
-      return decisionOf(reply, quota, windowMs);
+      const answer = await consumeWindows([{ bucket, quota, windowMs }], 1, undefined);
+      // Without a record-version check the script never answers "stale".
+      return oneWindow((answer as Extract<CheckedStackedDecision, { type: "decided" }>).decision);
     },
 
     async held(bucket, windowMs) {
@@ -272,13 +299,12 @@ export function createRedisRateLimiter(
     },
 
     async consumeChecked(bucket, quota, windowMs, check) {
-      const id = member();
-      const reply = await decide(bucket, id, (ack) =>
-        evalSlidingLog(redis, bucket, quota, windowMs, id, check, ack),
-      );
-      if (reply.stale) return { type: "stale", records: reply.records };
-      return { type: "decided", decision: decisionOf(reply, quota, windowMs), records: reply.records };
+      const answer = await consumeWindows([{ bucket, quota, windowMs }], 1, check);
+      if (answer.type === "stale") return answer;
+      return { type: "decided", decision: oneWindow(answer.decision), records: answer.records };
     },
+
+    consumeWindows,
 
     async ping() {
       // During a failover a lost connection is silence, which becomes an outage only if it lasts.

@@ -3,86 +3,117 @@ import { CURRENT_VERSION_LUA } from "../cache/redis-record-versions.js";
 import type { RedisClient } from "../redis/connection.js";
 import { evalAcknowledged, evalStored, type StoredScript } from "../redis/replica-ack.js";
 import type { HeldSlots } from "../domain/sliding-log.js";
-import type { ObservedRecordVersion, RecordVersionCheck } from "./rate-limiter.js";
+import type { WindowHeld } from "../domain/stacked-log.js";
+import type { LimitWindow, ObservedRecordVersion, RecordVersionCheck } from "./rate-limiter.js";
 
 /**
- * One decision of the exact sliding log, run atomically inside Redis so that callers on every node
- * share one log per bucket and one clock (Redis `TIME`, never a node's clock).
+ * One decision of the exact sliding log over one or several windows (stacked limits), run atomically
+ * inside Redis so that callers on every node share one log per bucket and one clock (Redis `TIME`,
+ * never a node's clock).
  *
- * KEYS[1]: the bucket's sorted set (member = one admission, score = its time in ms); optionally
- * KEYS[2] and KEYS[3]: the organization's record version and writes in progress
- * (src/cache/redis-record-versions.ts).
- * ARGV: quota, window in ms, a member unique to this request (the same on every retry of it), and
- * (with the version keys) the version the caller's cached record was read at, or "".
- * Returns { admitted 0|1 (-1: stale), slots held before this request, oldest held time or -1, now in
- * ms, record version or "", writes in progress, 1 when this was a retry of an admitted call else 0 }.
+ * KEYS[1..n]: each window's sorted set (member = one slot, score = its time in ms); optionally
+ * KEYS[n+1] and KEYS[n+2]: the organization's record version and writes in progress
+ * (src/cache/redis-record-versions.ts). All of one organization's hash tag (src/redis/key-names.ts),
+ * so the script touches one cluster slot.
+ * ARGV: n, cost, a member unique to this request (the same on every retry of it), the version the
+ * caller's cached record was read at or "", then each window's quota and length in ms.
+ * Returns { admitted 0|1 (-1: stale), now in ms, record version or "", writes in progress, 1 when this
+ * was a retry of an admitted call else 0, then per window: slots held before this request, oldest
+ * held time or -1, and (refused) the time of the slot whose leaving lets the request fit, or -1 }.
  *
- * Idempotent per member: a call whose member already holds a slot (an earlier attempt of the same
- * request was admitted, but its answer was lost or came too late) is answered "admitted" again and
- * counts nothing, so a node may retry a timed-out call without ever counting a request twice. That
- * check comes before the record-version check: an admission already made is never turned into
- * "stale" (the caller would then ask again, under a new member). A rejected or stale attempt wrote
- * nothing, so its retry is simply decided afresh: at most `quota` members are ever held, whatever
- * the number of retries.
+ * A request of cost c takes c slots in each window: the member and `member#2` .. `member#c`, all at
+ * `now`. It is admitted only when every window holds at most quota - c slots, and then written to
+ * every window; a refusal writes nothing, so it takes no slot in any window.
  *
- * Only admitted requests are added, so a rejected request takes no slot; the key expires one window
- * after its newest admission, so idle buckets cost nothing. The admission rule (`count >= quota`
- * denies) is the one of domain/sliding-log.ts; it has to be repeated here to be atomic. A stale
- * answer (the expected version is not current, or a write is in progress) decides nothing and counts
- * nothing: the caller reads its records again and asks once more, without an expectation.
+ * Idempotent per member: a call whose member already holds a slot in the longest window (an earlier
+ * attempt of the same request was admitted, but its answer was lost or came too late) is answered
+ * "admitted" again and counts nothing, so a node may retry a timed-out call without ever counting a
+ * request twice. That check comes before the record-version check: an admission already made is
+ * never turned into "stale" (the caller would then ask again, under a new member). A rejected or
+ * stale attempt wrote nothing, so its retry is simply decided afresh.
+ *
+ * Each key expires one window after its newest admission, so idle buckets cost nothing. The admission
+ * rule is domain/stacked-log.ts's; it has to be repeated here to be atomic, and the caller checks that
+ * both agree. A stale answer (the expected version is not current, or a write is in progress) decides
+ * nothing and counts nothing: the caller reads its records again and asks once more.
  */
 export const SLIDING_LOG_SCRIPT = `${CURRENT_VERSION_LUA}
-local key = KEYS[1]
-local quota = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
+local n = tonumber(ARGV[1])
+local cost = tonumber(ARGV[2])
 local member = ARGV[3]
 local version = ''
 local writing = 0
-if #KEYS == 3 then
-  version = currentVersion(KEYS[2])
-  writing = tonumber(redis.call('GET', KEYS[3]) or '0')
+if #KEYS == n + 2 then
+  version = currentVersion(KEYS[n + 1])
+  writing = tonumber(redis.call('GET', KEYS[n + 2]) or '0')
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local admittedAt = redis.call('ZSCORE', key, member)
-if admittedAt then
-  admittedAt = tonumber(admittedAt)
-  -- Its rank: the slots held before it (members of one millisecond are ordered by name, as a set's are).
-  local before = redis.call('ZRANK', key, member)
-  local first = admittedAt
-  if before > 0 then
-    first = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+local longest = 1
+for i = 1, n do
+  local window = tonumber(ARGV[4 + 2 * i])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+  if window > tonumber(ARGV[4 + 2 * longest]) then longest = i end
+end
+local function oldestOf(key)
+  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]
+  if first then return tonumber(first) end
+  return -1
+end
+local out = {1, now, version, writing, 0}
+if redis.call('ZSCORE', KEYS[longest], member) then
+  out[5] = 1
+  for i = 1, n do
+    -- Its rank: the slots held before it (slots of one millisecond are ordered by name, as a set's are).
+    local before = redis.call('ZRANK', KEYS[i], member) or redis.call('ZCARD', KEYS[i])
+    table.insert(out, before)
+    table.insert(out, oldestOf(KEYS[i]))
+    table.insert(out, -1)
   end
-  return {1, before, first, now, version, writing, 1}
+  return out
 end
-if #KEYS == 3 and ARGV[4] ~= '' and (ARGV[4] ~= version or writing > 0) then
-  return {-1, 0, -1, 0, version, writing, 0}
+if #KEYS == n + 2 and ARGV[4] ~= '' and (ARGV[4] ~= version or writing > 0) then
+  return {-1, 0, version, writing, 0}
 end
-local count = redis.call('ZCARD', key)
-local oldest = -1
-if count > 0 then
-  oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+for i = 1, n do
+  local quota = tonumber(ARGV[3 + 2 * i])
+  local count = redis.call('ZCARD', KEYS[i])
+  local blocking = -1
+  if count + cost > quota then
+    out[1] = 0
+    if cost <= quota then
+      local index = count + cost - quota - 1
+      blocking = tonumber(redis.call('ZRANGE', KEYS[i], index, index, 'WITHSCORES')[2])
+    end
+  end
+  table.insert(out, count)
+  table.insert(out, oldestOf(KEYS[i]))
+  table.insert(out, blocking)
 end
-if count >= quota then
-  return {0, count, oldest, now, version, writing, 0}
+if out[1] == 0 then return out end
+local slots = {now, member}
+for k = 2, cost do
+  table.insert(slots, now)
+  table.insert(slots, member .. '#' .. k)
 end
-redis.call('ZADD', key, now, member)
-redis.call('PEXPIRE', key, window)
-return {1, count, oldest, now, version, writing, 0}
+for i = 1, n do
+  redis.call('ZADD', KEYS[i], unpack(slots))
+  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[4 + 2 * i]))
+end
+return out
 `;
 
 const SCRIPT_SHA = createHash("sha1").update(SLIDING_LOG_SCRIPT).digest("hex");
 const SCRIPT: StoredScript = { sha: SCRIPT_SHA, source: SLIDING_LOG_SCRIPT };
 
-/** What Redis decided for one request, in Redis time. */
-export interface SlidingLogReply {
-  /** Whether the request took a slot. */
+/** What Redis decided for one request over its windows, in Redis time. */
+export interface StackedLogReply {
+  /** Whether the request took its slots. */
   admitted: boolean;
   /** True when the caller's expected record version was not current: nothing was decided. */
   stale: boolean;
-  /** The slots held just before this request. */
-  held: HeldSlots;
+  /** Each window's log just before this request. */
+  windows: WindowHeld[];
   /** Redis time of the decision, epoch milliseconds. */
   now: number;
   /** The organization's record version, when its keys were given. */
@@ -96,18 +127,31 @@ export interface SlidingLogReply {
   replicas?: number;
 }
 
-function parseReply(reply: unknown): SlidingLogReply {
-  if (!Array.isArray(reply) || reply.length !== 7) {
-    throw new Error(`Unexpected sliding-log reply from Redis: ${JSON.stringify(reply)}`);
-  }
-  const [admitted, count, oldest, now, version, writing, replayed] = reply as unknown[];
-  if (![admitted, count, oldest, now, writing, replayed].every((n) => typeof n === "number")) {
-    throw new Error(`Unexpected sliding-log reply from Redis: ${JSON.stringify(reply)}`);
+function unexpected(reply: unknown): Error {
+  return new Error(`Unexpected sliding-log reply from Redis: ${JSON.stringify(reply)}`);
+}
+
+function parseReply(reply: unknown, n: number): StackedLogReply {
+  if (!Array.isArray(reply)) throw unexpected(reply);
+  const [admitted, now, version, writing, replayed] = reply as unknown[];
+  const stale = admitted === -1;
+  if (reply.length !== (stale ? 5 : 5 + 3 * n)) throw unexpected(reply);
+  if (![admitted, now, writing, replayed].every((x) => typeof x === "number")) throw unexpected(reply);
+  const windows: WindowHeld[] = [];
+  for (let i = 5; i < reply.length; i += 3) {
+    const [count, oldest, blocking] = reply.slice(i, i + 3) as number[];
+    if (typeof count !== "number" || typeof oldest !== "number" || typeof blocking !== "number")
+      throw unexpected(reply);
+    windows.push({
+      count,
+      oldest: oldest < 0 ? undefined : oldest,
+      blocking: blocking < 0 ? undefined : blocking,
+    });
   }
   return {
     admitted: admitted === 1,
-    stale: admitted === -1,
-    held: { count: count as number, oldest: (oldest as number) < 0 ? undefined : (oldest as number) },
+    stale,
+    windows,
     now: now as number,
     records:
       typeof version === "string" && version !== ""
@@ -123,6 +167,37 @@ function parseReply(reply: unknown): SlidingLogReply {
  * `ackWaitMs` (LATCHKEY_REDIS_REPLICAS_ACK=1), `WAIT 1 <ackWaitMs>` follows on the same connection
  * and the reply says how many replicas hold the decision (src/redis/replica-ack.ts).
  */
+export async function evalStackedLog(
+  redis: RedisClient,
+  windows: readonly LimitWindow[],
+  cost: number,
+  member: string,
+  check?: RecordVersionCheck,
+  ackWaitMs?: number,
+): Promise<StackedLogReply> {
+  const keys = windows.map((window) => window.bucket);
+  const args: (string | number)[] = [windows.length, cost, member, check?.expected ?? ""];
+  for (const window of windows) args.push(window.quota, window.windowMs);
+  if (check) keys.push(check.versionKey, check.writingKey);
+  if (ackWaitMs === undefined) return parseReply(await evalStored(redis, SCRIPT, keys, args), windows.length);
+  const { reply, replicas } = await evalAcknowledged(redis, SCRIPT, keys, args, ackWaitMs);
+  return { ...parseReply(reply, windows.length), replicas };
+}
+
+/** The members a request of `cost` holds in each window: what a retraction removes. */
+export function membersOf(member: string, cost: number): string[] {
+  const members = [member];
+  for (let k = 2; k <= cost; k++) members.push(`${member}#${k}`);
+  return members;
+}
+
+/** One window's view of a decision (the shape tests and the exactness worker read). */
+export interface SlidingLogReply extends Omit<StackedLogReply, "windows"> {
+  /** The slots held just before this request. */
+  held: HeldSlots;
+}
+
+/** `evalStackedLog` over one window with cost 1. */
 export async function evalSlidingLog(
   redis: RedisClient,
   key: string,
@@ -132,11 +207,16 @@ export async function evalSlidingLog(
   check?: RecordVersionCheck,
   ackWaitMs?: number,
 ): Promise<SlidingLogReply> {
-  const keys = check ? [key, check.versionKey, check.writingKey] : [key];
-  const args = check ? [quota, windowMs, member, check.expected ?? ""] : [quota, windowMs, member];
-  if (ackWaitMs === undefined) return parseReply(await evalStored(redis, SCRIPT, keys, args));
-  const { reply, replicas } = await evalAcknowledged(redis, SCRIPT, keys, args, ackWaitMs);
-  return { ...parseReply(reply), replicas };
+  const { windows, ...reply } = await evalStackedLog(
+    redis,
+    [{ bucket: key, quota, windowMs }],
+    1,
+    member,
+    check,
+    ackWaitMs,
+  );
+  const held = windows[0] ?? { count: 0, oldest: undefined };
+  return { ...reply, held: { count: held.count, oldest: held.oldest } };
 }
 
 /** The SHA-1 Redis caches the script under (tests check the cache). */

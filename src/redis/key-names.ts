@@ -17,6 +17,8 @@ export const DEPLOYMENT_TAG = "latchkey";
 export interface OrganizationKeys {
   /** The sliding log of one rate-limit group (a sorted set of admissions). */
   bucket(group: string): string;
+  /** The sliding log of one key's own count of a group counted per key (`"per": "key"`). */
+  keyBucket(keyId: string, group: string): string;
   /** The organization's record version (src/cache/redis-record-versions.ts). */
   readonly version: string;
   /** Its count of record writes in progress. */
@@ -28,6 +30,8 @@ export function organizationKeys(prefix: string, orgId: string): OrganizationKey
   const base = `${prefix}:{${orgId}}`;
   return {
     bucket: (group) => `${base}:rl:${group}`,
+    // Apart from `rl:`, so no group name can ever name a key's log.
+    keyBucket: (keyId, group) => `${base}:rk:${keyId}:${group}`,
     version: `${base}:records:version`,
     writing: `${base}:records:writing`,
   };

@@ -24,6 +24,8 @@ export interface AccessRequest {
   permission: Permission;
   /** The group it counts against, if any: a management group or one of the platform's. */
   group?: string | undefined;
+  /** Slots it takes in each window of its group (1 to 1,000; default 1). */
+  cost?: number | undefined;
   /** Image credits it consumes, if any (a whole number >= 1). */
   credits?: number | undefined;
   /** Where the request came from, for keys limited to networks; absent: from nowhere known. */
@@ -160,11 +162,12 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
       else if (!(await deps.callers.confirm(caller.orgId, expected))) return STALE;
     } else if (request.group) {
       let answer: Awaited<ReturnType<ManagementRateLimit["consumeExpecting"]>>;
+      const count = { key: caller, cost: request.cost };
       try {
         answer =
           expected === undefined
-            ? await rateLimit.consume(caller.orgId, request.group)
-            : await rateLimit.consumeExpecting(caller.orgId, request.group, expected);
+            ? await rateLimit.consume(caller.orgId, request.group, count)
+            : await rateLimit.consumeExpecting(caller.orgId, request.group, expected, count);
       } catch (error) {
         // The shared limiter is away and the deployment refuses meanwhile: this request's answer.
         if (error instanceof LatchkeyError && error.code === "rate_limiter_unavailable") return refuse(error);
@@ -173,7 +176,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
       if (answer.type === "stale") return STALE;
       limit = answer;
       if (limit.type === "deny") {
-        const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds);
+        const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds, limit.per);
         const error = new LatchkeyError("rate_limited", message, {
           retryAfterSeconds: limit.retryAfterSeconds,
         });

@@ -12,6 +12,11 @@ import {
 } from "../domain/key-configuration.js";
 import { type NetworksAndMetadataInput, parseNetworksAndMetadata } from "../domain/networks-and-metadata.js";
 import {
+  type KeyRateLimitsInput,
+  type OrganizationGroupLimits,
+  parseKeyRateLimits,
+} from "./key-rate-limits.js";
+import {
   expiryOnCreate,
   expiryOnUpdate,
   DEFAULT_OVERLAP_SECONDS,
@@ -51,7 +56,7 @@ export interface ListKeysRequest {
 }
 
 /** The body of create and update: the spec's configuration and latchkey's own members. */
-export type KeyInput = KeyConfigurationInput & NetworksAndMetadataInput;
+export type KeyInput = KeyConfigurationInput & NetworksAndMetadataInput & KeyRateLimitsInput;
 /** The body of a roll: how long the replaced secret keeps working, in seconds (default 0). */
 export interface RollInput {
   overlap_seconds?: number | undefined;
@@ -87,7 +92,7 @@ export interface KeyService {
   /** `seenVersion`: the organization's record version this request's decision observed (ApiKeyStore.findKey). */
   get(caller: Caller, id: string, seenVersion?: number): Promise<ApiKeyRecord>;
   /**
-   * Replaces the spec's configuration; latchkey's own members (`allowed_cidrs`, `metadata`) change only
+   * Replaces the spec's configuration; latchkey's own members (`allowed_cidrs`, `metadata`, `rate_limits`) change only
    * when given. The secret is neither rotated nor returned.
    */
   update(caller: Caller, id: string, input: KeyInput): Promise<ApiKeyRecord>;
@@ -101,13 +106,15 @@ export interface KeyServiceOptions {
   store: ApiKeyStore & Pick<LimitStore, "getLimits">;
   hasher: SecretHasher;
   clock: Clock;
+  /** Every group's limit for an organization, which a key's own `rate_limits` must stay within. */
+  groupLimits?: OrganizationGroupLimits;
 }
 
 function notFound(id: string): LatchkeyError {
   return new LatchkeyError("not_found", `No API key with id "${id}" exists in this organization.`);
 }
 
-export function createKeyService({ store, hasher, clock }: KeyServiceOptions): KeyService {
+export function createKeyService({ store, hasher, clock, groupLimits }: KeyServiceOptions): KeyService {
   /** The audit entry of a key change, written by the store in the change's transaction. */
   const audit = (
     caller: Caller,
@@ -139,6 +146,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       const configuration = withDefaultName(parseKeyConfiguration(input), now);
       const own = parseNetworksAndMetadata(input);
       const requestedExpiry = parseRequestedExpiry(input.expires_at, now);
+      const rateLimits = await parseKeyRateLimits(input, caller.orgId, groupLimits);
       assertCanCreate(caller, configuration);
       const { maxKeyLifetimeDays } = await store.getLimits(caller.orgId);
       const expiresAt = expiryOnCreate(requestedExpiry, now, maxKeyLifetimeDays ?? null);
@@ -160,6 +168,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
         previousSecretHash: null,
         previousSecretScheme: "server",
         previousSecretExpiresAt: null,
+        rateLimits: rateLimits ?? null,
       };
       const result = await store.insertKey(
         key,
@@ -205,6 +214,7 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
       const requested = parseKeyConfiguration(input);
       const own = parseNetworksAndMetadata(input);
       const requestedExpiry = parseRequestedExpiry(input.expires_at, clock.now());
+      const rateLimits = await parseKeyRateLimits(input, caller.orgId, groupLimits);
       return change(caller, id, "api_key.update", (current) => {
         assertCanUpdate(caller, current, requested);
         return {
@@ -213,6 +223,8 @@ export function createKeyService({ store, hasher, clock }: KeyServiceOptions): K
           ...own,
           // latchkey's own field: kept when omitted, so a client that does not know it keeps it.
           expiresAt: expiryOnUpdate(current.expiresAt, requestedExpiry),
+          // Also latchkey's own: kept when omitted, null clears; set only under the authority checked above.
+          rateLimits: rateLimits === undefined ? (current.rateLimits ?? null) : rateLimits,
           updatedAt: Math.max(clock.now(), current.updatedAt),
         };
       });

@@ -7,7 +7,6 @@ import { isRateLimitGroup } from "../domain/rate-limit-groups.js";
 import type { KeyStore } from "../store/key-store.js";
 import { changeOrganizationLimits } from "./organization-limits.js";
 import type { GroupCatalog } from "./rate-limit-groups.js";
-import { assertEnforceable } from "./stacked-windows.js";
 
 /** One group's limit for one organization, and where it comes from. */
 export interface EffectiveLimit {
@@ -62,7 +61,6 @@ export function createLimitOverrides(deps: {
       await groups.assertKnown(group, "/group");
       const problem = policiesProblem(limit.policies);
       if (problem) throw invalidRequest(`Invalid limit: policies ${problem}.`, "/policies");
-      assertEnforceable(limit, "/policies");
       await changeOrganizationLimits(
         { store: keys, clock },
         orgId,

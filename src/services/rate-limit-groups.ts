@@ -5,7 +5,6 @@ import type { GroupLimit } from "../domain/rate-limit-policies.js";
 import { isRateLimitGroup, RATE_LIMIT_GROUPS } from "../domain/rate-limit-groups.js";
 import type { DeclaredGroup, RateLimitGroupStore } from "../store/rate-limit-group-store.js";
 import { auditOf } from "./audit-trail.js";
-import { assertEnforceable } from "./stacked-windows.js";
 
 /**
  * Every group a decision may name (docs/rate-limits.md): the management groups, the `LATCHKEY_GROUPS`
@@ -74,7 +73,6 @@ export function createGroupCatalog(deps: {
           `Invalid group: ${problem}.`,
           isRateLimitGroup(name) || !isGroupName(name) ? "/group" : "/policies",
         );
-      assertEnforceable(limit, "/policies");
       const group: DeclaredGroup = { name, policies: limit.policies, per: limit.per };
       await store.putGroup(
         group,

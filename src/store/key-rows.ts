@@ -1,4 +1,5 @@
 import type { SecretScheme } from "../domain/credentials.js";
+import { type KeyRateLimits, policiesFromJson, policiesToJson } from "../domain/rate-limit-policies.js";
 import { isPermission, type Permission } from "../domain/permissions.js";
 import type { ApiKeyRecord } from "./key-store.js";
 import type { ApiKeysTable } from "./schema.js";
@@ -42,7 +43,27 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     previousSecretScheme: row.previous_secret_scheme === "sha256" ? "sha256" : "server",
     previousSecretExpiresAt:
       row.previous_secret_expires_at == null ? null : Number(row.previous_secret_expires_at),
+    rateLimits: row.rate_limits == null ? null : decodeRateLimits(row.rate_limits),
   };
+}
+
+type StoredPolicies = { quota: number; window_seconds: number }[];
+
+/** A key's `rate_limits` column: JSON of group -> policies in their wire form. */
+export function encodeRateLimits(limits: KeyRateLimits): string {
+  const json: Record<string, StoredPolicies> = {};
+  for (const [group, policies] of Object.entries(limits)) json[group] = policiesToJson(policies);
+  return JSON.stringify(json);
+}
+
+function decodeRateLimits(stored: string): KeyRateLimits {
+  const limits: Record<string, ReturnType<typeof policiesFromJson>> = Object.create(null) as Record<
+    string,
+    ReturnType<typeof policiesFromJson>
+  >;
+  for (const [group, policies] of Object.entries(JSON.parse(stored) as Record<string, StoredPolicies>))
+    limits[group] = policiesFromJson(policies);
+  return limits;
 }
 
 export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
@@ -67,5 +88,6 @@ export function recordToRow(key: ApiKeyRecord): ApiKeysTable {
     previous_secret_hash: key.previousSecretHash,
     previous_secret_scheme: key.previousSecretScheme,
     previous_secret_expires_at: key.previousSecretExpiresAt,
+    rate_limits: key.rateLimits ? encodeRateLimits(key.rateLimits) : null,
   };
 }

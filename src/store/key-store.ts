@@ -4,7 +4,7 @@ import type { SecretScheme } from "../domain/credentials.js";
 import type { KeyConfiguration } from "../domain/key-configuration.js";
 import type { KeyMetadata } from "../domain/key-metadata.js";
 import type { RateLimitGroup } from "../domain/rate-limit-groups.js";
-import type { CountedPer, GroupLimit, RatePolicy } from "../domain/rate-limit-policies.js";
+import type { CountedPer, GroupLimit, KeyRateLimits, RatePolicy } from "../domain/rate-limit-policies.js";
 
 /** An API key as stored: its configuration plus identity, secret hash and times. */
 export interface ApiKeyRecord extends KeyConfiguration {
@@ -38,6 +38,8 @@ export interface ApiKeyRecord extends KeyConfiguration {
   previousSecretScheme: SecretScheme;
   /** Epoch milliseconds from which the previous secret no longer authenticates; null without one. */
   previousSecretExpiresAt: number | null;
+  /** The key's own limits of groups counted per key (docs/rate-limits.md); null or absent: none. */
+  rateLimits?: KeyRateLimits | null;
   /**
    * Whether the platform has the key's organization disabled (docs/provisioning.md), read with the key
    * by the reads that authenticate (`findKeyByApiId`, `findKey`), and set only then (true).

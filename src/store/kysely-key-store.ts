@@ -301,6 +301,7 @@ export function createKyselyKeyStore(db: Kysely<Database>, dialect: StoreDialect
             previous_secret_hash: next.previous_secret_hash,
             previous_secret_scheme: next.previous_secret_scheme,
             previous_secret_expires_at: next.previous_secret_expires_at,
+            rate_limits: next.rate_limits ?? null,
           })
           .where("id", "=", id)
           .execute();

@@ -236,3 +236,48 @@ test("as a Fastify preHandler, the guard can charge credits that depend on the p
   expect(await tooMany.json()).toMatchObject({ code: "plan_limit_exceeded" });
   expect(tooMany.headers.get("x-renders-used")).toBe("30");
 });
+
+test("the guard's cost takes that many slots in each window of its group, from the parsed body", async () => {
+  const server = await startRealServer();
+  await server.test.services.groups.put(
+    "render",
+    {
+      policies: [
+        { quota: 5, windowSeconds: 10 },
+        { quota: 50, windowSeconds: 3600 },
+      ],
+      per: "organization",
+    },
+    "test",
+  );
+  const owner = await server.owner();
+  const client = server.platformClient((await server.serviceToken()).token);
+  const app = Fastify();
+  app.post<{ Body: { images: number } }>(
+    "/batch",
+    {
+      preHandler: latchkeyGuard<{ body: { images: number }; headers: { authorization?: string } }>({
+        client,
+        permission: "images:create",
+        group: "render",
+        cost: (request) => request.body.images,
+      }),
+    },
+    async (request) => ({ made: request.body.images }),
+  );
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  onTestFinished(() => app.close());
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/batch`;
+  const post = (images: number) =>
+    fetch(url, {
+      method: "POST",
+      headers: { authorization: basic(owner), "content-type": "application/json" },
+      body: JSON.stringify({ images }),
+    });
+  const made = await post(3);
+  expect(made.status).toBe(200);
+  expect(made.headers.get("ratelimit")).toBe('"render/10";r=2;t=10');
+  // 3 of 5 held: a batch of 3 does not fit, and takes nothing; a batch of 2 does.
+  expect((await post(3)).status).toBe(429);
+  expect((await post(2)).status).toBe(200);
+});

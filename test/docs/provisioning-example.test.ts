@@ -16,7 +16,7 @@ function provisioningExample(): string {
   return block;
 }
 
-test("docs/provisioning.md: sign-up, upgrade, top-up, recovery and offboarding run as written", async () => {
+test("docs/provisioning.md: sign-up, upgrade (stacked, per-key and cost limits), top-up, recovery and offboarding run as written", async () => {
   expect(existsSync(join(root, "packages/client/dist/index.js")), "build first: npm run build").toBe(true);
   const server = await startRealServer();
   const { token } = await server.test.services.serviceTokens.create("billing", undefined, [
@@ -43,6 +43,9 @@ test("docs/provisioning.md: sign-up, upgrade, top-up, recovery and offboarding r
   expect(lines).toEqual([
     expect.stringMatching(/^signed up org_\S+ lkid_\S+ true$/),
     "upgraded 5000 2026-12-01T00:00:00.000Z 60 override",
+    "render 10/1s 5000/3600s override",
+    'batch true "render/1";r=6;t=1',
+    "thumbnails 5 false",
     expect.stringMatching(/^topped up cgr_\S+ 1000$/),
     "recovered true",
     "offboarded false 403 organization_disabled",

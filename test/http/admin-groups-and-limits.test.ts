@@ -93,21 +93,26 @@ test("PUT /v1/admin/groups declares a group every decision can name; unknown and
   }
   expect((await authorize("t")).statusCode).toBe(400);
 
-  // Not enforced by this version: refused with a message saying so, never stored and half-enforced.
+  // Several windows and counting per key are declared as any group (stacked-limits.test.ts enforces them).
   const stacked = await admin("PUT", "/v1/admin/groups/stacked", {
     policies: [
       { quota: 10, window_seconds: 1 },
       { quota: 100, window_seconds: 60 },
     ],
   });
-  expect(stacked.statusCode).toBe(400);
-  expect(stacked.json().message).toContain("not enforced");
+  expect(stacked.statusCode).toBe(200);
   const perKey = await admin("PUT", "/v1/admin/groups/perkey", {
     policies: [{ quota: 1, window_seconds: 1 }],
     per: "key",
   });
-  expect(perKey.statusCode).toBe(400);
-  expect((await authorize("stacked")).statusCode).toBe(400);
+  expect(perKey.statusCode).toBe(200);
+  expect((await authorize("stacked")).json()).toMatchObject({
+    allowed: true,
+    headers: {
+      "RateLimit-Policy": '"stacked/1";q=10;w=1, "stacked/60";q=100;w=60',
+      RateLimit: '"stacked/1";r=9;t=1',
+    },
+  });
 });
 
 test("a route table naming an undeclared group stops the start with a message naming it", async () => {

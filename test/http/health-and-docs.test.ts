@@ -79,6 +79,7 @@ test("/openapi.json is an OpenAPI 3.1 document of every key operation", async ()
       "metadata",
       "name",
       "permissions",
+      "rate_limits",
     ].sort(),
   );
   // Each operation documents the status it answers with.

@@ -48,6 +48,16 @@ describe("fallback limiter (its switching rules, with a stand-in primary)", () =
         const decision = { type: "allow", remaining: 99, resetMs: 1 } as const;
         return { type: "decided", decision, records: { version: 7, writing: false } };
       },
+      async consumeWindows() {
+        primary.calls++;
+        if (state !== "up") throw new Error("no answer");
+        const decision = { type: "allow", windows: [{ remaining: 99, resetMs: 1 }] } as const;
+        return {
+          type: "decided",
+          decision: { ...decision, windows: [...decision.windows] },
+          records: undefined,
+        };
+      },
       async held() {
         if (state !== "up") throw new Error("no answer");
         return 1;

@@ -52,6 +52,8 @@ export type {
   KeyConfiguration,
   KeyPage,
   KeyRecord,
+  KeyRatePolicy,
+  KeyRateLimits,
   ListKeysOptions,
   RolledKey,
   ListResourcesOptions,

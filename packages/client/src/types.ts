@@ -62,7 +62,24 @@ export interface KeyConfiguration {
    * it; an update may only bring it forward (never later, never `null` once set).
    */
   expires_at?: string | null;
+  /**
+   * latchkey's own: the key's own windows in groups counted per key (`"per": "key"`), each at most
+   * the organization's policy for the group: `{ render: { policies: [{ quota: 5, window_seconds: 1 }] } }`.
+   * An update that omits it keeps it; null or `{}` clears it.
+   */
+  rate_limits?: KeyRateLimits | null;
 }
+
+/** One exact sliding window of a key's own limits. */
+export interface KeyRatePolicy {
+  /** Requests (cost units) admitted in any window. */
+  quota: number;
+  /** The window's length: 1 second to 31 days. */
+  window_seconds: number;
+}
+
+/** A key's own limits: group name -> its windows (up to 5). */
+export type KeyRateLimits = Record<string, { policies: KeyRatePolicy[] }>;
 
 /** A key as the server returns it from retrieve, list and update: never with its secret. */
 export interface KeyRecord {
@@ -96,6 +113,8 @@ export interface KeyRecord {
   expires_at: string | null;
   /** Whether `expires_at` has passed: the key no longer authenticates. */
   expired: boolean;
+  /** The key's own limits of groups counted per key; present only when it has some. */
+  rate_limits?: KeyRateLimits;
 }
 
 /** A key as returned by create (and by rotate): the only time its secret is ever shown. */
@@ -165,6 +184,11 @@ export interface AuthorizeRequest {
   permission: Permission;
   /** A management operation group to count the request against, e.g. `proxy:read`. */
   group?: string;
+  /**
+   * Slots the request takes in each window of `group` (1 to 1,000; default 1), atomically: admitted
+   * only when every window can hold them all.
+   */
+  cost?: number;
   /** Image credits the operation consumes: a whole number from 1 to 1,000,000. */
   credits?: number;
   /**

@@ -106,6 +106,7 @@ export async function forwardAuthRoutes(
         authorization: request.headers.authorization,
         permission: route.permission,
         group: route.group,
+        cost: route.cost,
         credits: route.credits,
         client: gatewayOrigin(request),
       });

@@ -15,6 +15,11 @@ export interface GuardOptions<Request> {
    */
   credits?: number | ((request: Request) => number | undefined);
   /**
+   * Slots each request takes in every window of `group` (1 to 1,000; default 1), or a function of the
+   * request that says how many (e.g. a batch's size); needs `group`.
+   */
+  cost?: number | ((request: Request) => number | undefined);
+  /**
    * The caller's IP address, sent as `client_ip` for keys limited to networks (`allowed_cidrs`).
    * Default: Fastify's `request.ip` (which follows Fastify's own `trustProxy`), the socket's peer for
    * `node:http`. Behind a proxy of your own, return the client's address from its header instead.
@@ -76,11 +81,13 @@ export async function judge<Request extends object>(
 ): Promise<Verdict> {
   try {
     const credits = typeof options.credits === "function" ? options.credits(request) : options.credits;
+    const cost = typeof options.cost === "function" ? options.cost(request) : options.cost;
     const clientIp = options.clientIp ? options.clientIp(request) : peer;
     const decision = await options.client.authorize({
       authorization,
       permission: options.permission,
       ...(options.group !== undefined ? { group: options.group } : {}),
+      ...(cost !== undefined ? { cost } : {}),
       ...(credits !== undefined ? { credits } : {}),
       ...(clientIp ? { client_ip: clientIp } : {}),
     });

@@ -1,0 +1,141 @@
+// What stacked windows cost: one access decision (POST /v1/authorize's work, in-process, no HTTP) that
+// counts against a group of one window, and against a group of three (1 s, 1 h, 1 day), on the default
+// configuration (SQLite and the in-memory limiter); with `--redis <url>`, also the Redis limiter's one
+// script per decision over one and three windows, in Redis' own CPU time on a private redis-server.
+// Batches alternate between the two cases so that a change of the machine's load hits both alike;
+// the median batch of each is reported. Bounded: BATCHES x 2 batches of at most BATCH_LIMIT calls or
+// BATCH_MS each.
+//   node bench/stacked-windows.mjs [--dist <dir>] [--redis]     (run `npm run build` first)
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { parseArgs } from "node:util";
+import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
+import { internalsOf, sqliteServices } from "./lib/in-process.mjs";
+import { median } from "./lib/stats.mjs";
+
+const BATCHES = 7;
+const BATCH_LIMIT = 20_000;
+const BATCH_MS = 500;
+const { values } = parseArgs({
+  options: { dist: { type: "string" }, redis: { type: "boolean" } },
+  strict: false,
+});
+
+const latchkey = await internalsOf(
+  typeof values.dist === "string" ? values.dist : new URL("../dist", import.meta.url).pathname,
+);
+const { createOrganizationWithOwner } = latchkey;
+const bench = await sqliteServices(latchkey, "stacked-windows");
+const { services } = bench;
+const { owner } = await createOrganizationWithOwner(services, "stacked");
+const { key, secret } = await services.keys.create(owner, { name: "caller", permissions: ["images:create"] });
+const authorization = `Basic ${Buffer.from(`${key.apiId}:${secret}`).toString("base64")}`;
+// Quotas no burst reaches: every decision is an admission, the path a request takes most.
+const one = [{ quota: 1e9, windowSeconds: 60 }];
+const three = [
+  { quota: 1e9, windowSeconds: 1 },
+  { quota: 1e9, windowSeconds: 3600 },
+  { quota: 1e9, windowSeconds: 86_400 },
+];
+await services.groups.put("bench-one", { policies: one, per: "organization" }, "bench");
+await services.groups.put("bench-three", { policies: three, per: "organization" }, "bench");
+const decide = (group) => () => services.access.decide({ authorization, permission: "images:create", group });
+
+/** A redis-server of this run's own, so its command statistics are this benchmark's only. */
+async function privateRedis() {
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  await new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      if (output.includes("Ready to accept connections")) resolve(undefined);
+    });
+    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL") };
+}
+
+/** Alternating batches of `a` and `b`, each timed by `time`; the median of each. */
+async function alternate(a, b, time) {
+  /** @type {number[]} */
+  const timesA = [];
+  /** @type {number[]} */
+  const timesB = [];
+  for (let batch = 0; batch < BATCHES; batch++) {
+    timesA.push(await time(a));
+    timesB.push(await time(b));
+  }
+  return [median(timesA), median(timesB)];
+}
+
+const cpu = (run) => cpuMicrosPerCall(run, { batches: 1, limit: BATCH_LIMIT, ms: BATCH_MS });
+const row = (name, a, b) =>
+  process.stdout.write(
+    `| ${name} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(((b - a) / a) * 100).toFixed(1)}% |\n`,
+  );
+
+try {
+  process.stdout.write(
+    "| decision | one window | three windows | difference |\n| --- | ---: | ---: | ---: |\n",
+  );
+  // Warm-up: the JIT, the key cache, the groups' catalog.
+  await cpu(decide("bench-one"));
+  await cpu(decide("bench-three"));
+  const [decideOne, decideThree] = await alternate(decide("bench-one"), decide("bench-three"), cpu);
+  row("access.decide with a group, SQLite + memory (CPU µs per call)", decideOne, decideThree);
+
+  if (values.redis) {
+    const { openRedis, waitUntilReady, createRedisRateLimiter } = latchkey;
+    const server = await privateRedis();
+    const redis = openRedis(server.url);
+    await waitUntilReady(redis, 2000);
+    const limiter = createRedisRateLimiter(redis);
+    const prefix = `lk-bench-${randomUUID()}:{org_bench}`;
+    const windows = (policies) =>
+      policies.map((p) => ({
+        bucket: `${prefix}:${p.windowSeconds}`,
+        quota: 1e9,
+        windowMs: p.windowSeconds * 1000,
+      }));
+    const [w1, w3] = [windows(one), windows(three)];
+    /**
+     * Redis' own CPU µs per script call over one batch (INFO commandstats of this private server):
+     * what a shard spends per decision, which the machine's load does not inflate as it does wall time.
+     */
+    const scriptMicros = async (run) => {
+      await redis.config("RESETSTAT");
+      const started = performance.now();
+      let count = 0;
+      while (count < 2000 && performance.now() - started < BATCH_MS) {
+        await run();
+        count++;
+      }
+      const stats = await redis.info("commandstats");
+      return Number(/cmdstat_evalsha:.*usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
+    };
+    await scriptMicros(() => limiter.consumeWindows(w3, 1));
+    const [redisOne, redisThree] = await alternate(
+      () => limiter.consumeWindows(w1, 1),
+      () => limiter.consumeWindows(w3, 1),
+      scriptMicros,
+    );
+    row("Redis script per decision (Redis CPU µs per call, private redis-server)", redisOne, redisThree);
+    await limiter.close();
+    server.stop();
+  }
+} finally {
+  await bench.close();
+}
