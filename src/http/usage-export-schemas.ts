@@ -36,6 +36,8 @@ const rowExample = {
   decisions: { allowed: 1290, refused: 17 },
 };
 
+const platformRowExample = { ...rowExample, external_id: "cus_9f8e7d" };
+
 const rowMembers = {
   organization_id: Type.String({ description: "`org_...` identifier." }),
   start: Type.String({ format: "date-time", description: "Start of the interval (inclusive)." }),
@@ -70,7 +72,7 @@ export const PlatformUsageExportRow = Type.Object(
   {
     ...named("PlatformUsageExportRow", "One line of the platform's NDJSON export, with `external_id`."),
     additionalProperties: false,
-    examples: [{ ...rowExample, external_id: "cus_9f8e7d" }],
+    examples: [platformRowExample],
   },
 );
 
@@ -91,16 +93,38 @@ const streamed =
   "something recorded are listed. A response cut short (the connection ends without the last chunk) " +
   "is incomplete: ask again.";
 
+const UsageExportCsv = Type.String({
+  ...named(
+    "UsageExportCsv",
+    "The CSV export: a header line, then one line per row, CRLF line ends (RFC 4180).",
+  ),
+  examples: [csvExample],
+});
+
+const PlatformUsageExportCsv = Type.String({
+  ...named(
+    "PlatformUsageExportCsv",
+    "The platform's CSV export: the organization export's columns, then `external_id`.",
+  ),
+  examples: [platformCsvExample],
+});
+
 /** The 200 of each export, per format: documentation only, a stream is never serialized. */
-function exportResponse(row: typeof UsageExportRow | typeof PlatformUsageExportRow, csv: string) {
+function exportResponse(
+  ndjson: { schema: typeof UsageExportRow; example: object },
+  csv: { schema: typeof UsageExportCsv; example: string },
+) {
   return {
     description: streamed,
-    content: {
-      "application/x-ndjson": { schema: row },
-      "text/csv": { schema: Type.String({ examples: [csv] }) },
-    },
+    content: { "application/x-ndjson": ndjson, "text/csv": csv },
   };
 }
 
-export const UsageExportResponse = exportResponse(UsageExportRow, csvExample);
-export const PlatformUsageExportResponse = exportResponse(PlatformUsageExportRow, platformCsvExample);
+export const UsageExportResponse = exportResponse(
+  { schema: UsageExportRow, example: rowExample },
+  { schema: UsageExportCsv, example: csvExample },
+);
+export const PlatformUsageExportResponse = exportResponse(
+  { schema: PlatformUsageExportRow, example: platformRowExample },
+  { schema: PlatformUsageExportCsv, example: platformCsvExample },
+);
