@@ -8,11 +8,11 @@ export const UsageExportQuery = Type.Object(
   {
     from: Type.String({
       description: "Start of the range (inclusive): an RFC 3339 time on a UTC hour.",
-      examples: ["2026-11-01T00:00:00Z"],
+      examples: ["2026-11-01T00:00:00Z", "2026-11-22T10:00:00Z"],
     }),
     to: Type.String({
       description: `End of the range (exclusive): an RFC 3339 time on a UTC hour, at most ${MAX_EXPORT_DAYS} days after \`from\`.`,
-      examples: ["2026-12-01T00:00:00Z"],
+      examples: ["2026-12-01T00:00:00Z", "2026-11-23T00:00:00Z"],
     }),
     granularity: Type.Union([Type.Literal("hour"), Type.Literal("day")], {
       default: "hour",
