@@ -63,7 +63,10 @@ export const exportRowReads: Reads<Client.UsageExportRow, ExportRow> = true;
 export const exportDecisionKeys: SameKeys<Client.UsageExportRow["decisions"], ExportRow["decisions"]> = true;
 export const platformRowKeys: SameKeys<Client.PlatformUsageExportRow, PlatformExportRow> = true;
 export const platformRowReads: Reads<Client.PlatformUsageExportRow, PlatformExportRow> = true;
-export const exportGranularity: Sends<Pick<Client.UsageExportOptions, "granularity">, Pick<ExportQuery, "granularity">> = true;
+export const exportGranularity: Sends<
+  NonNullable<Client.UsageExportOptions["granularity"]>,
+  ExportQuery["granularity"]
+> = true;
 `;
 
 const RESOURCES = `

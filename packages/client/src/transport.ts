@@ -181,11 +181,11 @@ export class Transport {
         throw this.#errorFrom(response, asErrorBody(text === "" ? undefined : parseJson(text)));
       }
       if (!response.body) return;
-      const reader = response.body.getReader();
+      const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
       const decoder = new TextDecoder();
       for (;;) {
         timer = setTimeout(timedOut, timeoutMs);
-        let read: Awaited<ReturnType<typeof reader.read>>;
+        let read: { done: boolean; value?: Uint8Array | undefined };
         try {
           read = await reader.read();
         } catch (cause) {
@@ -199,7 +199,7 @@ export class Transport {
         } finally {
           clearTimeout(timer);
         }
-        if (read.done) break;
+        if (read.done || read.value === undefined) break;
         yield decoder.decode(read.value, { stream: true });
       }
       const rest = decoder.decode();
