@@ -45,7 +45,7 @@ test("usage export: the same rows remotely (--url) and beside the database; bad 
     headers,
     body: JSON.stringify({ authorization, permission: "images:create", credits: 2 }),
   });
-  expect((await decision.json()).allowed).toBe(true);
+  expect(((await decision.json()) as { allowed: boolean }).allowed).toBe(true);
 
   const remote = await latchkey(
     ["usage", "export", "--url", server.baseUrl, "--from", from, "--to", to, "--format", "csv"],
