@@ -1,8 +1,11 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { adminApp } from "../helpers/admin.js";
 import { fakeClock, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { keyWith } from "../helpers/http-keys.js";
 import { platformApp } from "../helpers/platform.js";
+import { tempDir } from "../helpers/processes.js";
 
 const HOUR = 3_600_000;
 const START = Date.parse("2026-11-22T10:00:00.000Z");
@@ -122,6 +125,35 @@ describe("GET /v1/usage/export", () => {
     const response = await exportOf(testApp, owner, "from=2026-11-22T10:00:00Z&to=2026-11-22T11:00:00Z");
     expect(lines(response.body)).toEqual([
       expect.objectContaining({ images: 0, decisions: { allowed: 1, refused: 1 } }),
+    ]);
+  });
+
+  test("forward-auth decisions are counted like authorize's", async () => {
+    const routes = join(tempDir(), "routes.json");
+    writeFileSync(
+      routes,
+      JSON.stringify([{ method: "POST", path: "/v1/image", permission: "images:create" }]),
+    );
+    const { testApp, owner, serviceToken } = await platformApp({
+      env: { LATCHKEY_ROUTES: routes },
+      clock: fakeClock(START),
+    });
+    const reader = await keyWith(testApp, owner, ["images:read"]);
+    for (const key of [owner, owner, reader]) {
+      await testApp.app.inject({
+        method: "GET",
+        url: "/v1/forward-auth",
+        headers: {
+          "x-latchkey-service-token": serviceToken,
+          "x-forwarded-method": "POST",
+          "x-forwarded-uri": "/v1/image",
+          ...key.headers,
+        },
+      });
+    }
+    const response = await exportOf(testApp, owner, "from=2026-11-22T10:00:00Z&to=2026-11-22T11:00:00Z");
+    expect(lines(response.body)).toEqual([
+      expect.objectContaining({ images: 0, decisions: { allowed: 2, refused: 1 } }),
     ]);
   });
 
