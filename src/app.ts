@@ -87,6 +87,10 @@ import { createResponseSealer } from "./services/response-sealer.js";
 import { createSecretHandoffs, type SecretHandoffs } from "./services/secret-handoffs.js";
 import { serverKeySource } from "./services/server-key.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
+import { createDecisionTally, type DecisionTally, talliedAccess } from "./services/decision-tally.js";
+import { createUsageExport, type UsageExport } from "./services/usage-export.js";
+import { usageExportRoutes } from "./http/routes/usage-export.js";
+import { adminUsageExportRoutes } from "./http/routes/admin-usage-export.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
 import { heldUntilReleased, stderrLog } from "./warning-log.js";
@@ -115,6 +119,10 @@ export interface Services {
   creditGrants: CreditGrants;
   serviceTokens: ServiceTokenService;
   usage: UsageService;
+  /** Counts authorize and forward-auth decisions per organization and hour, written in batches. */
+  decisions: DecisionTally;
+  /** Usage rows for billing, streamed (`/v1/usage/export`, `/v1/admin/usage/export`). */
+  usageExport: UsageExport;
   /** Reads the audit trail (`GET /v1/audit`). */
   audit: AuditLog;
   /** Throttled, non-blocking writes of keys' `last_used_at`. */
@@ -238,6 +246,7 @@ export async function createServices(
   const plans = createPlanService(coherence.plans, { imageCredits: config.defaultImageCredits }, clock);
   const credits = createCreditLedger(coherence.plans, clock);
   const lastUse = createLastUseRecorder({ store, clock, log });
+  const decisions = createDecisionTally({ store: stores.usageExport, clock, log });
   const expiries = createExpiryRecorder({
     store,
     clock,
@@ -297,6 +306,8 @@ export async function createServices(
     creditGrants: createCreditGrants({ store: stores.creditGrants, clock }),
     serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
+    decisions,
+    usageExport: createUsageExport({ store: stores.usageExport, flushDecisions: () => decisions.flush() }),
     audit: createAuditLog(stores.audit),
     lastUse,
     expiries,
@@ -453,6 +464,12 @@ export async function buildApp({
     services.close();
     await services.limiter.close();
     await services.lastUse.flush();
+    await services.decisions.close().catch((error: unknown) => {
+      app.log.warn(
+        { error: error instanceof Error ? error.message : String(error) },
+        "could not record the last decision counts",
+      );
+    });
     await services.expiries.flush();
     await services.closeDatabase();
     logger.flush();
@@ -481,16 +498,22 @@ export async function buildApp({
   });
   await app.register(resourceFamilyRoutes, services);
   await app.register(usageRoutes, { usage: services.usage });
+  await app.register(usageExportRoutes, { usageExport: services.usageExport });
   await app.register(auditRoutes, { audit: services.audit });
   await app.register(adminOrganizationRoutes, services);
   await app.register(adminOrganizationDetailRoutes, services);
   await app.register(adminCreditGrantRoutes, services);
   await app.register(adminLimitRoutes, services);
   await app.register(adminServiceTokenRoutes, services);
-  await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
+  await app.register(adminUsageExportRoutes, services);
+  // The platform's decisions are counted for the usage export; management requests are not.
+  await app.register(authorizeRoutes, {
+    ...services,
+    access: talliedAccess(accessFor("authorize"), services.decisions),
+  });
   await app.register(forwardAuthRoutes, {
     ...services,
-    access: accessFor("forward_auth"),
+    access: talliedAccess(accessFor("forward_auth"), services.decisions),
     routes: routeTable,
     forwardedHeaders: config.forwardedHeaders,
   });

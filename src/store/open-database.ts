@@ -32,6 +32,8 @@ import { withCurrentSchemaIntrospection } from "./current-schema-introspector.js
 import type { PlanStore } from "./plan-store.js";
 import type { ResourceStore } from "./resource-store.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
+import { createKyselyUsageExportStore } from "./kysely-usage-export-store.js";
+import type { UsageExportStore } from "./usage-export-store.js";
 import { withExactCaches } from "../cache/exact-cache.js";
 import { createSqliteFreshness } from "../cache/sqlite-freshness.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
@@ -165,6 +167,8 @@ export interface Stores {
   oauth: OauthStore;
   /** Secrets on their way to the one console page that shows them. */
   secretHandoffs: SecretHandoffStore;
+  /** Decisions counted per hour, and the hourly records the usage export reads. */
+  usageExport: UsageExportStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -215,6 +219,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     console: createKyselyConsoleStore(db),
     oauth: createKyselyOauthStore(db),
     secretHandoffs: createKyselySecretHandoffStore(db),
+    usageExport: createKyselyUsageExportStore(db),
     dialect: dialect.name,
     poolStats: postgres
       ? () => ({

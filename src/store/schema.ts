@@ -139,6 +139,14 @@ export interface UsageHoursTable {
   images: number;
 }
 
+/** Decisions of authorize and forward-auth per organization and UTC hour (services/decision-tally.ts). */
+export interface DecisionHoursTable {
+  org_id: string;
+  hour_start: number;
+  allowed: number;
+  refused: number;
+}
+
 /** One recorded change; the snapshots are JSON text. */
 export interface AuditEventsTable {
   id: string;
@@ -299,6 +307,7 @@ export interface Database {
   service_tokens: ServiceTokensTable;
   credit_periods: CreditPeriodsTable;
   usage_hours: UsageHoursTable;
+  decision_hours: DecisionHoursTable;
   audit_events: AuditEventsTable;
   resources: ResourcesTable;
   resource_counts: ResourceCountsTable;

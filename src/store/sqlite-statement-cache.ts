@@ -2,11 +2,11 @@ import type { Database, Statement } from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
 
 /**
- * Tables whose rows no cache holds: writing them (credits, usage, on every metered request) must not
+ * Tables whose rows no cache holds: writing them (credits, usage, decision counts) must not
  * make cached keys, plans and tokens be read again. A write to any other table, or any statement not
  * recognised as a read, counts as a change of cached data.
  */
-const UNCACHED_TABLES = new Set(["credit_periods", "usage_hours"]);
+const UNCACHED_TABLES = new Set(["credit_periods", "usage_hours", "decision_hours"]);
 
 const READ_ONLY = /^\s*(select|begin|commit|end|rollback|savepoint|release|pragma\s+data_version)\b/i;
 

@@ -16,6 +16,7 @@ import type * as Client from "../../packages/client/src/types.js";
 import type * as Admin from "../../src/http/admin-schemas.js";
 import type * as Limits from "../../src/http/limit-schemas.js";
 import type * as ClientAdmin from "../../packages/client/src/admin-types.js";
+import type * as Export from "../../src/http/usage-export-schemas.js";
 type KeyRequest = Static<typeof Keys.KeyConfigurationBody>;
 type KeyRecord = Static<typeof Keys.KeyRecord>;
 type Created = Static<typeof Keys.CreatedKeyRecord>;
@@ -54,6 +55,18 @@ export const usageKeys: SameKeys<Client.UsageReport, Usage> = true;
 export const usageDataKeys: SameKeys<Client.UsageReport["data"], Usage["data"]> = true;
 export const periodKeys: SameKeys<Client.BillingPeriodUsage, Usage["per_billing_period"][number]> = true;
 export const usageReads: Reads<Client.UsageReport, Usage> = true;
+type ExportRow = Static<typeof Export.UsageExportRow>;
+type PlatformExportRow = Static<typeof Export.PlatformUsageExportRow>;
+type ExportQuery = Static<typeof Export.UsageExportQuery>;
+export const exportRowKeys: SameKeys<Client.UsageExportRow, ExportRow> = true;
+export const exportRowReads: Reads<Client.UsageExportRow, ExportRow> = true;
+export const exportDecisionKeys: SameKeys<Client.UsageExportRow["decisions"], ExportRow["decisions"]> = true;
+export const platformRowKeys: SameKeys<Client.PlatformUsageExportRow, PlatformExportRow> = true;
+export const platformRowReads: Reads<Client.PlatformUsageExportRow, PlatformExportRow> = true;
+export const exportGranularity: Sends<
+  NonNullable<Client.UsageExportOptions["granularity"]>,
+  ExportQuery["granularity"]
+> = true;
 `;
 
 const RESOURCES = `

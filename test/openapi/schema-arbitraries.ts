@@ -14,6 +14,8 @@ export interface Schema {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  /** The value the server uses when the member is left out. */
+  default?: unknown;
   pattern?: string;
   enum?: unknown[];
   anyOf?: Schema[];

@@ -22,7 +22,8 @@ import type {
 } from "./admin-types.js";
 import { allPages } from "./pages.js";
 import type { RequestSpec, Transport } from "./transport.js";
-import type { CreatedKey } from "./types.js";
+import type { CreatedKey, PlatformUsageExportRow, UsageExportOptions } from "./types.js";
+import { exportText, ndjsonRows } from "./usage-export.js";
 
 /**
  * The provisioning API (`/v1/admin`), reached as `client.admin`: the platform's own code signs
@@ -116,6 +117,22 @@ export class AdminResource {
   /** The organization's usage, as its own `GET /v1/usage` shows it. */
   getUsage(orgId: string): Promise<UsageReport> {
     return this.#send({ method: "GET", path: this.#org(orgId, "/usage") });
+  }
+
+  /**
+   * `GET /v1/admin/usage/export`: every organization's images and decisions per hour or day, each row
+   * with the organization's `external_id`, by organization id then time, parsed as they arrive
+   * (constant memory). `from` and `to` on a UTC hour, at most 31 days apart.
+   */
+  exportUsage(options: UsageExportOptions): AsyncGenerator<PlatformUsageExportRow> {
+    return ndjsonRows(
+      exportText(this.#transport, "/v1/admin/usage/export", options, "ndjson", "service-token"),
+    );
+  }
+
+  /** The same export as text (`ndjson` or `csv`), chunk by chunk, e.g. to write to a file. */
+  exportUsageText(options: UsageExportOptions, format: "ndjson" | "csv" = "csv"): AsyncGenerator<string> {
+    return exportText(this.#transport, "/v1/admin/usage/export", options, format, "service-token");
   }
 
   /** Grants credits consumed after the period's allowance, until used or expired. */

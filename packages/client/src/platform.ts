@@ -1,5 +1,12 @@
 import type { Transport } from "./transport.js";
-import type { AuthorizeDecision, AuthorizeRequest, UsageReport } from "./types.js";
+import type {
+  AuthorizeDecision,
+  AuthorizeRequest,
+  UsageExportOptions,
+  UsageExportRow,
+  UsageReport,
+} from "./types.js";
+import { exportText, ndjsonRows } from "./usage-export.js";
 
 /** What {@link authorize} takes: the wire body, with an absent `Authorization` header allowed as is. */
 export interface AuthorizeInput extends Omit<AuthorizeRequest, "authorization"> {
@@ -42,5 +49,19 @@ export class UsageResource {
    */
   async get(): Promise<UsageReport> {
     return this.#transport.request({ method: "GET", path: "/v1/usage" });
+  }
+
+  /**
+   * `GET /v1/usage/export`: the organization's images and decisions per hour or day, oldest first,
+   * one row per interval with something recorded, parsed as they arrive (constant memory). `from` and
+   * `to` on a UTC hour, at most 31 days apart. Needs `usage:read`.
+   */
+  export(options: UsageExportOptions): AsyncGenerator<UsageExportRow> {
+    return ndjsonRows(exportText(this.#transport, "/v1/usage/export", options, "ndjson", "basic"));
+  }
+
+  /** The same export as text (`ndjson` or `csv`), chunk by chunk, e.g. to write to a file. */
+  exportText(options: UsageExportOptions, format: "ndjson" | "csv" = "csv"): AsyncGenerator<string> {
+    return exportText(this.#transport, "/v1/usage/export", options, format, "basic");
   }
 }

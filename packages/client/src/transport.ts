@@ -162,7 +162,56 @@ export class Transport {
     }
   }
 
-  async #send(spec: RequestSpec): Promise<Response> {
+  /**
+   * Sends one GET whose body is text read as it arrives (an export): yields each chunk as received.
+   * An error answer throws its LatchkeyError before anything is yielded. The timeout applies until the
+   * status arrives, then to each wait for the next chunk (never to the time the caller spends on one);
+   * a connection that ends before the body does throws `network_error`. Never retried.
+   */
+  async *streamText(spec: RequestSpec): AsyncGenerator<string> {
+    const controller = new AbortController();
+    const timeoutMs = this.#options.timeoutMs;
+    const timedOut = () => controller.abort(new DOMException("The request timed out.", "TimeoutError"));
+    let timer = setTimeout(timedOut, timeoutMs);
+    try {
+      const response = await this.#send(spec, controller.signal);
+      clearTimeout(timer);
+      if (!response.ok) {
+        const text = await response.text();
+        throw this.#errorFrom(response, asErrorBody(text === "" ? undefined : parseJson(text)));
+      }
+      if (!response.body) return;
+      const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        timer = setTimeout(timedOut, timeoutMs);
+        let read: { done: boolean; value?: Uint8Array | undefined };
+        try {
+          read = await reader.read();
+        } catch (cause) {
+          const detail = cause instanceof Error ? describeNetworkError(cause) : String(cause);
+          throw new LatchkeyError({
+            status: 0,
+            code: "network_error",
+            message: `The answer from ${new URL(this.#options.baseUrl).origin} was cut short: ${detail}.`,
+            cause,
+          });
+        } finally {
+          clearTimeout(timer);
+        }
+        if (read.done || read.value === undefined) break;
+        yield decoder.decode(read.value, { stream: true });
+      }
+      const rest = decoder.decode();
+      if (rest !== "") yield rest;
+    } finally {
+      clearTimeout(timer);
+      // A caller that stopped early: the rest of the body is not read.
+      controller.abort();
+    }
+  }
+
+  async #send(spec: RequestSpec, signal?: AbortSignal): Promise<Response> {
     const url = new URL(spec.path.replace(/^\//, ""), this.#options.baseUrl);
     if (spec.query) url.search = spec.query.toString();
     const headers: Record<string, string> = { accept: "application/json", ...this.#authentication(spec) };
@@ -173,7 +222,7 @@ export class Transport {
         method: spec.method,
         headers,
         ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
+        signal: signal ?? AbortSignal.timeout(this.#options.timeoutMs),
         redirect: "error",
       });
     } catch (cause) {

@@ -327,3 +327,38 @@ export interface ListResourcesOptions {
   /** `pagination.next_page_start` of the previous page; omitted for the first page. */
   pageStart?: string;
 }
+
+/** Which usage an export covers (`GET /v1/usage/export`, `GET /v1/admin/usage/export`). */
+export interface UsageExportOptions {
+  /** Start of the range (inclusive), on a UTC hour: a `Date` or an RFC 3339 string. */
+  from: Date | string;
+  /** End of the range (exclusive), on a UTC hour, at most 31 days after `from`. */
+  to: Date | string;
+  /** One row per UTC hour (default) or per UTC day. */
+  granularity?: "hour" | "day";
+}
+
+/** One interval of one organization's usage: one line of the NDJSON export. */
+export interface UsageExportRow {
+  /** `org_...` identifier. */
+  organization_id: string;
+  /** Start of the interval (inclusive), RFC 3339 UTC. */
+  start: string;
+  /** End of the interval (exclusive), RFC 3339 UTC. */
+  end: string;
+  /** Image credits consumed. */
+  images: number;
+  /** Authorize and forward-auth decisions for the organization's callers. */
+  decisions: {
+    /** Decisions that allowed the caller. */
+    allowed: number;
+    /** Decisions that refused a caller whose credentials were accepted (403, 429, 503). */
+    refused: number;
+  };
+}
+
+/** One line of the platform's NDJSON export: the organization's row with its `external_id`. */
+export interface PlatformUsageExportRow extends UsageExportRow {
+  /** The platform's own id of this customer; null: none. */
+  external_id: string | null;
+}

@@ -14,6 +14,7 @@ import { twoFactor } from "./012-two-factor.js";
 import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
 import { provisioning } from "./015-provisioning.js";
 import { oauthGrants } from "./016-oauth-grants.js";
+import { decisionHours } from "./020-decision-hours.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "014-console-secret-handoffs": consoleSecretHandoffs,
   "015-provisioning": provisioning,
   "016-oauth-grants": oauthGrants,
+  "020-decision-hours": decisionHours,
 };
 
 /** Every migration by name, for Kysely's `Migrator` (an upgrade test migrates to one of them first). */
