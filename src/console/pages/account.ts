@@ -7,6 +7,7 @@ import { type Html, html, trusted } from "../html.js";
 import { csrfField, plainPage } from "../layout.js";
 import { formOf, signedIn } from "../request-guard.js";
 import type { ConsoleUserService } from "../../services/console-users.js";
+import { requestAddress } from "../../http/client-origin.js";
 
 const NOTICES: Record<string, string> = {
   password: "Your password was changed.",
@@ -124,7 +125,7 @@ export async function accountPages(
     sessions.confirmPassword({
       user: signedIn(request).user,
       password: formOf(request).get("current_password") ?? "",
-      address: request.ip,
+      address: requestAddress(request),
     });
 
   app.get<{ Querystring: { notice?: string } }>("/account", async (request, reply) =>
