@@ -307,6 +307,7 @@ export async function createServices(
     mcpOauth: createMcpOauth({ store: stores.oauth, hasher, clock }),
     leaks: createLeakResponse({
       store,
+      reports: stores.leakReports,
       hasher,
       clock,
       action: config.leakedKeys,

@@ -14,6 +14,8 @@ import { createKyselySecretHandoffStore, type SecretHandoffStore } from "./kysel
 import type { OauthStore } from "./oauth-store.js";
 import type { ConsoleStore } from "./console-store.js";
 import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
+import { createKyselyLeakReportStore } from "./kysely-leak-report-store.js";
+import type { LeakReportStore } from "./leak-report-store.js";
 import type { IdempotencyStore } from "./idempotency-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
@@ -165,6 +167,8 @@ export interface Stores {
   oauth: OauthStore;
   /** Secrets on their way to the one console page that shows them. */
   secretHandoffs: SecretHandoffStore;
+  /** Secret scanning reports already processed (a replay is answered as before, changing nothing). */
+  leakReports: LeakReportStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -215,6 +219,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     console: createKyselyConsoleStore(db),
     oauth: createKyselyOauthStore(db),
     secretHandoffs: createKyselySecretHandoffStore(db),
+    leakReports: createKyselyLeakReportStore(db),
     dialect: dialect.name,
     poolStats: postgres
       ? () => ({

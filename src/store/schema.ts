@@ -184,6 +184,15 @@ export interface AwsExternalIdsTable {
 }
 
 /** One `Idempotency-Key` of one organization (migration 005). */
+/** A secret scanning report already processed (017-leak-reports.ts), kept 30 days. */
+export interface LeakReportsTable {
+  /** SHA-256 (hex) of the token and the URL. */
+  fingerprint: string;
+  /** What the report was answered: `true_positive` or `false_positive`. */
+  label: string;
+  processed_at: number;
+}
+
 export interface IdempotencyKeysTable {
   org_id: string;
   idempotency_key: string;
@@ -301,4 +310,5 @@ export interface Database {
   oauth_codes: OauthCodesTable;
   mcp_connections: McpConnectionsTable;
   console_secret_handoffs: ConsoleSecretHandoffsTable;
+  leak_reports: LeakReportsTable;
 }
