@@ -184,7 +184,7 @@ export interface AwsExternalIdsTable {
 }
 
 /** One `Idempotency-Key` of one organization (migration 005). */
-/** A secret scanning report already processed (017-leak-reports.ts), kept 30 days. */
+/** A secret scanning report already processed (017-leaks-and-invitations.ts), kept 30 days. */
 export interface LeakReportsTable {
   /** SHA-256 (hex) of the token and the URL. */
   fingerprint: string;
@@ -229,6 +229,17 @@ export interface MembershipsTable {
   org_id: string;
   /** `owner`, `admin` or `member`. */
   role: string;
+  created_at: number;
+}
+
+/** An invitation to an organization, waiting for the person to accept it after signing in. */
+export interface ConsoleInvitationsTable {
+  org_id: string;
+  /** Lower case. */
+  email: string;
+  role: string;
+  /** The audit actor who invited (`user:<id>`). */
+  invited_by: string;
   created_at: number;
 }
 
@@ -311,4 +322,5 @@ export interface Database {
   mcp_connections: McpConnectionsTable;
   console_secret_handoffs: ConsoleSecretHandoffsTable;
   leak_reports: LeakReportsTable;
+  console_invitations: ConsoleInvitationsTable;
 }

@@ -13,7 +13,7 @@ import { mcpOauth } from "./011-mcp-oauth.js";
 import { twoFactor } from "./012-two-factor.js";
 import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
 import { provisioning } from "./015-provisioning.js";
-import { leakReports } from "./017-leak-reports.js";
+import { leaksAndInvitations } from "./017-leaks-and-invitations.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -31,7 +31,7 @@ const migrations: Record<string, Migration> = {
   "012-two-factor": twoFactor,
   "014-console-secret-handoffs": consoleSecretHandoffs,
   "015-provisioning": provisioning,
-  "017-leak-reports": leakReports,
+  "017-leaks-and-invitations": leaksAndInvitations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -7,8 +7,12 @@ import type { Kysely, Migration } from "kysely";
  * - `leak_reports`: the reports already processed, by a hash of the token and URL, with the label they
  *   were answered with, kept 30 days: the same report again is answered as before and changes nothing
  *   (a replay cannot disable a key its owner re-enabled).
+ *
+ * And cross-tenant membership by invitation only (docs/console.md, "Members and invitations"):
+ * `console_invitations`, one per organization and email (lower case), accepted by the person after
+ * signing in; nothing about the account is known to the organization until then.
  */
-export const leakReports: Migration = {
+export const leaksAndInvitations: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
       .createIndex("api_keys_previous_secret_hash")
@@ -27,6 +31,21 @@ export const leakReports: Migration = {
       .createIndex("leak_reports_processed_at")
       .on("leak_reports")
       .column("processed_at")
+      .execute();
+    await db.schema
+      .createTable("console_invitations")
+      .addColumn("org_id", "text", (col) => col.notNull().references("organizations.id").onDelete("cascade"))
+      .addColumn("email", "text", (col) => col.notNull())
+      .addColumn("role", "text", (col) => col.notNull())
+      .addColumn("invited_by", "text", (col) => col.notNull())
+      .addColumn("created_at", "bigint", (col) => col.notNull())
+      .addPrimaryKeyConstraint("console_invitations_pk", ["org_id", "email"])
+      .execute();
+    // Serves a signed-in person's own invitations.
+    await db.schema
+      .createIndex("console_invitations_email")
+      .on("console_invitations")
+      .column("email")
       .execute();
   },
 };
