@@ -9,6 +9,8 @@ import type { ConsoleSession, ConsoleStore, ConsoleUser } from "../store/console
 
 /** A session ends after this long without a request (docs/console.md). */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
+/** And this long after sign-in, whatever its activity: a stolen cookie does not live forever. */
+export const SESSION_MAX_MS = 7 * 24 * 3_600_000;
 /** `last_seen_at` is written at most this often: a page's assets need no write each. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -134,7 +136,12 @@ export function createConsoleSessions(deps: {
       const tokenHash = sha256(token);
       const session = await store.findSession(tokenHash);
       const now = clock.now();
-      if (!session || session.revokedAt !== null || now - session.lastSeenAt > SESSION_IDLE_MS)
+      if (
+        !session ||
+        session.revokedAt !== null ||
+        now - session.lastSeenAt > SESSION_IDLE_MS ||
+        now - session.createdAt > SESSION_MAX_MS
+      )
         return undefined;
       const user = await store.findUserById(session.userId);
       if (!user) return undefined;

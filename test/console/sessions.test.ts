@@ -204,6 +204,21 @@ test("a session ends after 12 hours idle, and signing out revokes it at once", a
   expect(created.statusCode).toBe(401);
 });
 
+test("a session ends 7 days after sign-in, however active", async () => {
+  const clock = fakeClock();
+  const { testApp, app, orgId } = await setup({ clock });
+  await consoleUser(testApp, orgId, "admin");
+  const browser = await signIn(app, "admin@example.com");
+  for (let hours = 0; hours < 7 * 24 - 10; hours += 10) {
+    clock.advance(10 * 3_600_000);
+    expect((await browser.get(`/console/orgs/${orgId}/keys`)).statusCode).toBe(200);
+  }
+  clock.advance(11 * 3_600_000);
+  const ended = await browser.get(`/console/orgs/${orgId}/keys`);
+  expect(ended.statusCode).toBe(303);
+  expect(ended.headers.location).toMatch(/^\/console\/sign-in/);
+});
+
 test("a form without its CSRF token, or from another origin, is refused with 403 and changes nothing", async () => {
   const { testApp, app, orgId, ownerKey } = await setup();
   await consoleUser(testApp, orgId, "admin");
