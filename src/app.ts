@@ -336,6 +336,7 @@ export async function createServices(
     }),
     leaks: createLeakResponse({
       store,
+      reports: stores.leakReports,
       hasher,
       clock,
       action: config.leakedKeys,

@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Services } from "./app.js";
 import type { Config } from "./config.js";
@@ -78,12 +78,23 @@ async function firstOwnerUser(
   return { email, password };
 }
 
-/** Opens the credentials file for writing, created 0600 (and made 0600 if it already existed). */
+/**
+ * Creates the credentials file, 0600, new: `O_EXCL` refuses a path that exists, a symlink included
+ * (which someone else may have planted to have the secrets written where they can read them), and
+ * `O_NOFOLLOW` is a second guard. Nothing is created in the database when this fails.
+ */
 function openPrivateFile(path: string): number {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const fd = openSync(path, "w", 0o600);
-  fchmodSync(fd, 0o600);
-  return fd;
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+  try {
+    return openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    throw new Error(
+      `The first-start credentials file ${path} already exists (a file or a symlink): latchkey only ` +
+        "creates it new. Move it away (or set LATCHKEY_BOOTSTRAP_FILE to another path) and start again.",
+    );
+  }
 }
 
 /**

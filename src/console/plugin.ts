@@ -19,6 +19,7 @@ import { html } from "./html.js";
 import { plainPage } from "./layout.js";
 import { accountPages } from "./pages/account.js";
 import { auditPages } from "./pages/audit.js";
+import { invitationPages } from "./pages/invitations.js";
 import { keyPages } from "./pages/keys.js";
 import { limitPages } from "./pages/limits.js";
 import { memberPages } from "./pages/members.js";
@@ -110,11 +111,16 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   await app.register(async (scope) => {
     guardSignedInRoutes(scope, sessions);
     scope.get("/", async (request, reply) => {
-      const [first] = await users.membershipsOf(signedIn(request).user.id);
+      const { user } = signedIn(request);
+      // An invitation waiting comes first: accepting or declining it is the person's to do.
+      if ((await users.invitationsFor(user)).length > 0) return reply.redirect("/console/invitations", 303);
+      const [first] = await users.membershipsOf(user.id);
       if (first) return reply.redirect(`/console/orgs/${first.orgId}/keys`, 303);
       const page = plainPage(
         "No organization yet",
-        html`<p>You are not a member of any organization. Ask an owner to add you.</p>`,
+        html`<p>
+          You are not a member of any organization. Ask an owner to invite you, then sign in again.
+        </p>`,
       );
       return reply.type("text/html").send(page.text);
     });
@@ -130,6 +136,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     await scope.register(limitPages, { limits, users });
     await scope.register(auditPages, { audit, users });
     await scope.register(memberPages, { users });
+    await scope.register(invitationPages, { users });
     await scope.register(connectionPages, { oauth, users });
     await scope.register(consentPages, { oauth, users });
   });

@@ -48,6 +48,9 @@ export const AUDIT_ACTIONS = [
   "membership.create",
   "membership.update",
   "membership.remove",
+  "membership.invite",
+  "membership.invitation_accept",
+  "membership.invitation_remove",
   "mcp_connection.create",
   "mcp_connection.revoke",
 ] as const;

@@ -37,13 +37,21 @@ export function clientAddress(origin: ClientOrigin, trusted: BlockList | undefin
   return address;
 }
 
+/**
+ * Whether a hop is one of `trusted`: the same test `clientAddress` makes, for Fastify's own
+ * `trustProxy`, so that `request.ip` is the address `clientAddress` finds (up to `::ffff:`).
+ */
+export function trustedHop(trusted: BlockList): (address: string) => boolean {
+  return (address) => isTrusted(unmapped(address), trusted);
+}
+
 function isTrusted(address: string, trusted: BlockList | undefined): boolean {
   const family = isIP(address);
   return trusted !== undefined && family !== 0 && trusted.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 
 /** `::ffff:203.0.113.7` (a dual-stack socket's view of an IPv4 client) as `203.0.113.7`. */
-function unmapped(address: string): string {
+export function unmapped(address: string): string {
   const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
   return v4 !== address && isIP(v4) === 4 ? v4 : address;
 }

@@ -15,15 +15,42 @@ export interface ForwardRoute {
   /** Slots a request takes in each window of `group` (1 to 1,000; default 1). */
   cost?: number | undefined;
   credits?: number | undefined;
+  /** `"case_insensitive": true`: the upstream reads this route's path without regard to letter case. */
+  caseInsensitive?: boolean | undefined;
+  /** `"trailing_slash": true`: the upstream serves this route's path with or without a trailing slash. */
+  trailingSlash?: boolean | undefined;
 }
+
+/**
+ * What the table says of a request: the route, no route, or a path that matches a route asking
+ * something else of the caller (or only matches a route) once letter case and a trailing slash are
+ * ignored, as many upstreams read paths (Express by default): latchkey cannot know which handler
+ * would run, so it refuses.
+ */
+export type RouteLookup =
+  | { type: "route"; route: ForwardRoute }
+  | { type: "none" }
+  | { type: "ambiguous"; loose: ForwardRoute; exact: ForwardRoute | undefined };
 
 /** A compiled route table: the first matching route wins. */
 export interface RouteTable {
   readonly routes: readonly ForwardRoute[];
+  /** The first route matching the path exactly as written (or as the route's own options allow). */
   match(method: string, path: string): ForwardRoute | undefined;
+  /** `match`, refusing a path that a normalising upstream could route elsewhere (docs/gateways.md). */
+  lookup(method: string, path: string): RouteLookup;
 }
 
-const MEMBERS = new Set(["method", "path", "permission", "group", "cost", "credits"]);
+const MEMBERS = new Set([
+  "method",
+  "path",
+  "permission",
+  "group",
+  "cost",
+  "credits",
+  "case_insensitive",
+  "trailing_slash",
+]);
 
 function lineOf(text: string, offset: number): number {
   return text.slice(0, offset).split("\n").length;
@@ -57,14 +84,19 @@ function elementOffsets(text: string): number[] {
   return offsets;
 }
 
-function compile(pattern: string): RegExp {
-  const source = pattern
+/**
+ * A route's path pattern as a regular expression. `anySlash`: a trailing slash is optional (the
+ * pattern's own one included); `anyCase`: letter case is ignored.
+ */
+function compile(pattern: string, anySlash: boolean, anyCase: boolean): RegExp {
+  const base = anySlash && pattern.length > 1 && pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
+  const source = base
     .split(/(\*\*|\*)/)
     .map((part) =>
       part === "**" ? ".*" : part === "*" ? "[^/]*" : part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"),
     )
     .join("");
-  return new RegExp(`^${source}$`);
+  return new RegExp(`^${source}${anySlash ? "/?" : ""}$`, anyCase ? "i" : "");
 }
 
 function checkRoute(entry: unknown, knownGroup: (name: string) => boolean): string | ForwardRoute {
@@ -73,6 +105,7 @@ function checkRoute(entry: unknown, knownGroup: (name: string) => boolean): stri
   const unknown = Object.keys(route).filter((name) => !MEMBERS.has(name));
   if (unknown.length > 0) return `has unknown member(s) ${unknown.join(", ")}`;
   const { method = "*", path, permission, group, cost, credits } = route;
+  const { case_insensitive: caseInsensitive = false, trailing_slash: trailingSlash = false } = route;
   if (typeof method !== "string" || !/^(\*|[A-Za-z]+)$/.test(method)) return 'has a bad "method"';
   if (typeof path !== "string" || !path.startsWith("/")) return 'needs a "path" starting with /';
   if (typeof permission !== "string" || !isPermission(permission)) {
@@ -89,6 +122,8 @@ function checkRoute(entry: unknown, knownGroup: (name: string) => boolean): stri
       return `has "cost" that is not a whole number from 1 to ${MAX_COST}`;
     if (group === undefined) return 'has "cost" without a "group" to take it from';
   }
+  if (typeof caseInsensitive !== "boolean") return 'has "case_insensitive" that is not true or false';
+  if (typeof trailingSlash !== "boolean") return 'has "trailing_slash" that is not true or false';
   return {
     method: method.toUpperCase(),
     path,
@@ -96,7 +131,14 @@ function checkRoute(entry: unknown, knownGroup: (name: string) => boolean): stri
     group,
     cost: cost as number | undefined,
     credits: credits as number | undefined,
+    caseInsensitive,
+    trailingSlash,
   };
+}
+
+/** Whether two routes ask the same of a caller: permission, group, cost and credits. */
+function sameDemand(a: ForwardRoute, b: ForwardRoute): boolean {
+  return a.permission === b.permission && a.group === b.group && a.cost === b.cost && a.credits === b.credits;
 }
 
 /**
@@ -129,14 +171,28 @@ export function parseRouteTable(
     }
     return checked;
   });
-  const compiled = routes.map((route) => ({ route, pattern: compile(route.path) }));
+  const compiled = routes.map((route) => ({
+    route,
+    exact: compile(route.path, route.trailingSlash === true, route.caseInsensitive === true),
+    loose: compile(route.path, true, true),
+  }));
+  const first = (method: string, path: string, which: "exact" | "loose") => {
+    const upper = method.toUpperCase();
+    return compiled.find(
+      (entry) => (entry.route.method === "*" || entry.route.method === upper) && entry[which].test(path),
+    )?.route;
+  };
   return {
     routes,
-    match(method, path) {
-      const upper = method.toUpperCase();
-      return compiled.find(
-        ({ route, pattern }) => (route.method === "*" || route.method === upper) && pattern.test(path),
-      )?.route;
+    match: (method, path) => first(method, path, "exact"),
+    lookup(method, path) {
+      const exact = first(method, path, "exact");
+      // An exact match also matches loosely, so `loose` is that route or one before it.
+      const loose = first(method, path, "loose");
+      if (loose === undefined) return { type: "none" };
+      // Two routes that ask the same of the caller decide alike, whichever one the upstream runs.
+      if (exact !== undefined && sameDemand(exact, loose)) return { type: "route", route: exact };
+      return { type: "ambiguous", loose, exact };
     },
   };
 }

@@ -1,16 +1,23 @@
 import type { FastifyRequest } from "fastify";
-import type { ClientOrigin } from "../domain/client-address.js";
+import { type ClientOrigin, unmapped } from "../domain/client-address.js";
 
 /**
- * Where a request to REST or MCP came from: the socket peer, and past it (when the peer is one of
- * LATCHKEY_TRUSTED_PROXIES) the request's `X-Forwarded-For` (domain/client-address.ts).
+ * Where a request to REST, MCP or the console came from: `request.ip`, which Fastify finds from the
+ * socket peer and, past the peers in LATCHKEY_TRUSTED_PROXIES, the request's `X-Forwarded-For`
+ * (its `trustProxy` is set from that list: http/server-settings.ts). Every use of a client address
+ * (network limits, sign-in limits, logs) reads it here, so no two can disagree.
  */
 export function peerOrigin(request: FastifyRequest): ClientOrigin {
   return {
-    peer: request.socket.remoteAddress,
-    forwardedFor: request.headers["x-forwarded-for"],
+    peer: request.ip === "" ? undefined : request.ip,
+    forwardedFor: undefined,
     missing: "the connection has no peer address",
   };
+}
+
+/** The client's address as `peerOrigin` resolves it, for limits and logs (`::ffff:` IPv4 unmapped). */
+export function requestAddress(request: FastifyRequest): string {
+  return unmapped(request.ip ?? "");
 }
 
 /**

@@ -28,8 +28,9 @@ const PAIRS: Record<ForwardedHeaders, { method: string; uri: string; names: stri
 
 /**
  * Headers that must appear at most once. Node joins repeated unknown headers with ", " (two
- * `X-Forwarded-Uri` would be matched as one odd path) and keeps the first `Authorization`, which the
- * upstream might not: a gateway that appends instead of replacing is refused, not guessed at.
+ * `X-Forwarded-Uri` would be matched as one odd path, two `X-Forwarded-For` one list of hops, the
+ * caller's own among them) and keeps the first `Authorization`, which the upstream might not: a
+ * gateway that appends instead of replacing is refused, not guessed at.
  */
 const SINGLE = [
   "x-forwarded-method",
@@ -39,6 +40,7 @@ const SINGLE = [
   "authorization",
   "x-latchkey-service-token",
   "x-latchkey-refusal-status",
+  "x-forwarded-for",
 ];
 
 const METHOD = /^[A-Za-z]{1,20}$/;

@@ -24,6 +24,9 @@ const REPLAYED_HEADER = "Idempotent-Replayed";
 /**
  * Answers a create once per `Idempotency-Key` (services/idempotency.ts): `create` gets the function that
  * records its first response in its own transaction. `secret`: the response holds a new secret.
+ * The keys are the calling key's own, not its organization's: another key sending the same
+ * `Idempotency-Key` makes a new request (its own authority checked), and a kept answer holding a
+ * secret goes only to the key that made it.
  */
 export function idempotentCreate<T>(
   idempotency: IdempotentCreates,
@@ -32,7 +35,8 @@ export function idempotentCreate<T>(
   secret: boolean,
   create: (record?: RecordResponse<T>) => Promise<T>,
 ): Promise<T> {
-  return runIdempotentCreate(idempotency, request, reply, callerOf(request).orgId, secret, create);
+  const caller = callerOf(request);
+  return runIdempotentCreate(idempotency, request, reply, `${caller.orgId} ${caller.id}`, secret, create);
 }
 
 /** `idempotentCreate` with the scope its keys live in named: an organization, or a service token. */

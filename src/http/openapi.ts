@@ -4,6 +4,7 @@ import type { FastifyInstance, RouteOptions } from "fastify";
 import { hoistNamedSchemas } from "./openapi-components.js";
 import { METADATA_FILTER_PARAMETER } from "./schemas.js";
 import { packageJson } from "../version.js";
+import { setDocsSecurityHeaders } from "./docs-security-headers.js";
 
 /** `createApiKey`, `listApiKeys`, `authorize`: lower camel case, a verb first. */
 const OPERATION_ID = /^[a-z][A-Za-z0-9]*$/;
@@ -96,6 +97,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
+  await app.register(swaggerUi, { routePrefix: "/docs", uiHooks: { onRequest: setDocsSecurityHeaders } });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 }

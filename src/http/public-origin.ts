@@ -14,6 +14,14 @@ declare module "fastify" {
  * headers a client could send itself.
  */
 export function registerPublicOrigin(app: FastifyInstance, publicUrl: string | undefined): void {
+  if (publicUrl?.startsWith("https://")) {
+    // Served over HTTPS: browsers must never come back over plain http (a year, as usual). Every
+    // answer carries it, the console's and OAuth's among them; other clients ignore it.
+    app.addHook("onSend", (_request, reply, payload, done) => {
+      reply.header("Strict-Transport-Security", "max-age=31536000");
+      done(null, payload);
+    });
+  }
   // A getter, not a hook: only the console and OAuth ask, so no other request pays for working it out.
   app.decorateRequest("publicOrigin", {
     getter(this: FastifyRequest) {

@@ -1,6 +1,8 @@
 import type { Server } from "node:http";
 import type { FastifyHttpOptions } from "fastify";
 import type { Config } from "../config.js";
+import { trustedHop } from "../domain/client-address.js";
+import { blockListOf } from "../domain/networks.js";
 import { MAX_BODY_BYTES } from "./body-errors.js";
 import { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES } from "./server-errors.js";
 
@@ -18,9 +20,14 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
  * long a client may take, how large a request may be, and what Node's refusals answer
  * (docs/configuration.md, docs/troubleshooting.md).
  */
-export function serverSettings(config: Pick<Config, "requestTimeoutSeconds">): FastifyHttpOptions<Server> {
+export function serverSettings(
+  config: Pick<Config, "requestTimeoutSeconds" | "trustedProxies">,
+): FastifyHttpOptions<Server> {
   const requestTimeoutMs = config.requestTimeoutSeconds * 1000;
   return {
+    // One client address for every purpose: `request.ip` walks `X-Forwarded-For` past exactly the
+    // proxies the networks check trusts (LATCHKEY_TRUSTED_PROXIES), and no further.
+    trustProxy: config.trustedProxies.length > 0 ? trustedHop(blockListOf(config.trustedProxies)) : false,
     bodyLimit: MAX_BODY_BYTES,
     // The whole request, headers and body: a client sending a byte a second cannot hold a connection.
     requestTimeout: requestTimeoutMs,

@@ -9,10 +9,15 @@ import type { ConsoleSession, ConsoleStore, ConsoleUser } from "../store/console
 
 /** A session ends after this long without a request (docs/console.md). */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
+/** And this long after sign-in, whatever its activity: a stolen cookie does not live forever. */
+export const SESSION_MAX_MS = 7 * 24 * 3_600_000;
 /** `last_seen_at` is written at most this often: a page's assets need no write each. */
 const TOUCH_EVERY_MS = 60_000;
 
-/** Sign-in attempts: per account (the email, known or not) and per client address, in one window. */
+/**
+ * Sign-in attempts: per account (the email, known or not) from one client address, and per client
+ * address, in one window. The address is the client's as LATCHKEY_TRUSTED_PROXIES resolves it.
+ */
 export const SIGN_IN_LIMITS = { perAccount: 5, perAddress: 30, windowMs: 15 * 60_000 } as const;
 /** Console requests per signed-in user per minute, apart from the management groups. */
 export const CONSOLE_ACTIONS_PER_MINUTE = 600;
@@ -43,6 +48,7 @@ export interface ConsoleSessions {
     password: string;
     /** The authenticator's code, for a user with two-factor sign-in on; ignored otherwise. */
     code?: string;
+    /** The client's address (http/client-origin.ts): both limits are counted per address. */
     address: string;
   }): Promise<{ token: string; user: ConsoleUser }>;
   /** The session a cookie names, or undefined when it is unknown, revoked, idle too long or its user gone. */
@@ -80,10 +86,15 @@ export function createConsoleSessions(deps: {
   void decoy();
   const bucket = (kind: string, id: string) => deploymentBucket(namespace, kind, id);
 
+  /**
+   * Counts one sign-in attempt (or password confirmation) before the password is checked, atomically,
+   * so parallel guesses cannot pass together. Both buckets hold the client's address: failures
+   * elsewhere, by anyone, never refuse a right password from an address that has not failed.
+   */
   async function admitAttempt(email: string, address: string) {
-    // The account's bucket is keyed by a hash of the email: bucket names may be seen in Redis.
+    // Keyed by a hash of the email and the address: bucket names may be seen in Redis.
     const byAccount = await limiter.consume(
-      bucket("sign-in-account", sha256(email.trim().toLowerCase())),
+      bucket("sign-in-account", sha256(`${email.trim().toLowerCase()}\n${address}`)),
       SIGN_IN_LIMITS.perAccount,
       SIGN_IN_LIMITS.windowMs,
     );
@@ -125,7 +136,12 @@ export function createConsoleSessions(deps: {
       const tokenHash = sha256(token);
       const session = await store.findSession(tokenHash);
       const now = clock.now();
-      if (!session || session.revokedAt !== null || now - session.lastSeenAt > SESSION_IDLE_MS)
+      if (
+        !session ||
+        session.revokedAt !== null ||
+        now - session.lastSeenAt > SESSION_IDLE_MS ||
+        now - session.createdAt > SESSION_MAX_MS
+      )
         return undefined;
       const user = await store.findUserById(session.userId);
       if (!user) return undefined;

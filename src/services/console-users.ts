@@ -11,6 +11,8 @@ import type {
   ConnectionRevocation,
   ConsoleStore,
   ConsoleUser,
+  Invitation,
+  InvitationView,
   Membership,
   MembershipView,
 } from "../store/console-store.js";
@@ -55,6 +57,26 @@ export interface ConsoleUserService {
     user: ConsoleUser;
     created: boolean;
   }>;
+  /**
+   * An owner's "add a member" in the console: an invitation, whether or not the email has an account
+   * (the answer is the same, and nothing of an account outside the organization is shown). With a
+   * `password` and no account yet, the account is made (without a membership) so the person can sign
+   * in; an existing account's password is left as it is. The person accepts after signing in.
+   */
+  invite(
+    input: { email: string; password?: string; orgId: string; role: string },
+    actor: string,
+  ): Promise<void>;
+  /** An organization's invitations waiting for an answer. */
+  invitationsOf(orgId: string): Promise<Invitation[]>;
+  /** The invitations waiting for a signed-in user. */
+  invitationsFor(user: ConsoleUser): Promise<InvitationView[]>;
+  /** The signed-in user accepts an invitation: a member of `orgId` with the invited role from now. */
+  acceptInvitation(user: ConsoleUser, orgId: string): Promise<void>;
+  /** The signed-in user declines an invitation. */
+  declineInvitation(user: ConsoleUser, orgId: string): Promise<void>;
+  /** An owner withdraws an invitation of their organization. */
+  revokeInvitation(input: { orgId: string; email: string }, actor: string): Promise<void>;
   /** Every membership (or those of one organization), with email and organization name. */
   list(orgId?: string): Promise<MembershipView[]>;
   /** The organizations a user is a member of, with the role in each (the console's switcher). */
@@ -235,6 +257,82 @@ export function createConsoleUserService(deps: {
         return this.add(input, actor);
       }
       return { user, created: true };
+    },
+
+    async invite(input, actor) {
+      const email = normalizeEmail(input.email);
+      const role = assertRole(input.role);
+      await organization(input.orgId);
+      // Checked whether or not the account exists, so that this answer tells nothing either.
+      if (input.password !== undefined) {
+        const problem = passwordProblem(input.password);
+        if (problem) throw invalidRequest(`The initial password ${problem}.`, "/password");
+      }
+      const members = await store.listMemberships(input.orgId);
+      if (members.some((m) => m.email.toLowerCase() === email.toLowerCase())) {
+        throw invalidRequest(
+          `${email} is already a member of this organization; change their role above.`,
+          "/email",
+        );
+      }
+      const now = clock.now();
+      if (input.password !== undefined && !(await store.findUserByEmail(email))) {
+        const user: ConsoleUser = {
+          id: `usr_${randomBase62(22)}`,
+          email,
+          passwordHash: await hash(input.password),
+          createdAt: now,
+          totpSecret: null,
+        };
+        // Made meanwhile by someone else: then that account is the one invited, as it would be anyway.
+        await store.insertUser(
+          user,
+          undefined,
+          entry(actor, "user.create", null, user.id, null, userSnapshot(user)),
+        );
+      }
+      const invitation: Invitation = {
+        orgId: input.orgId,
+        email: email.toLowerCase(),
+        role,
+        invitedBy: actor,
+        createdAt: now,
+      };
+      await store.putInvitation(
+        invitation,
+        entry(actor, "membership.invite", input.orgId, invitation.email, null, {
+          email: invitation.email,
+          role,
+        }),
+      );
+    },
+
+    invitationsOf: (orgId) => store.invitationsOf(orgId),
+    invitationsFor: (user) => store.invitationsFor(user.email),
+
+    async acceptInvitation(user, orgId) {
+      const accepted = await store.acceptInvitation(orgId, user, (invitation) =>
+        entry(userActor(user.id), "membership.invitation_accept", orgId, user.id, null, {
+          user_id: user.id,
+          email: user.email,
+          role: invitation.role,
+        }),
+      );
+      if (!accepted) throw new LatchkeyError("not_found", "There is no such invitation for you.");
+    },
+
+    async declineInvitation(user, orgId) {
+      const email = user.email.toLowerCase();
+      const audit = entry(userActor(user.id), "membership.invitation_remove", orgId, email, { email }, null);
+      if (!(await store.deleteInvitation(orgId, email, audit)))
+        throw new LatchkeyError("not_found", "There is no such invitation for you.");
+    },
+
+    async revokeInvitation({ orgId, email }, actor) {
+      const lower = email.toLowerCase();
+      const audit = entry(actor, "membership.invitation_remove", orgId, lower, { email: lower }, null);
+      if (!(await store.deleteInvitation(orgId, lower, audit)))
+        throw new LatchkeyError("not_found", `No invitation of ${lower} in this organization.`);
     },
 
     list: (orgId) => store.listMemberships(orgId),

@@ -88,6 +88,11 @@ export interface KeyService {
     /** The first response of a create sent with an `Idempotency-Key`, committed with the key. */
     respond?: (created: { key: ApiKeyRecord; secret: string }) => IdempotentResponse,
   ): Promise<{ key: ApiKeyRecord; secret: string }>;
+  /**
+   * The authority check of a create alone (403 `insufficient_authority`): run before an
+   * `Idempotency-Key` replay too, so a kept answer never reaches a caller who could not have created it.
+   */
+  assertMayCreate(caller: Caller, input: KeyInput): void;
   list(caller: Caller, request: ListKeysRequest): Promise<KeyPage>;
   /** `seenVersion`: the organization's record version this request's decision observed (ApiKeyStore.findKey). */
   get(caller: Caller, id: string, seenVersion?: number): Promise<ApiKeyRecord>;
@@ -140,6 +145,9 @@ export function createKeyService({ store, hasher, clock, groupLimits }: KeyServi
   }
 
   return {
+    assertMayCreate(caller, input) {
+      assertCanCreate(caller, parseKeyConfiguration(input));
+    },
     async create(caller, input, respond) {
       assertStorableText(input);
       const now = clock.now();

@@ -63,9 +63,44 @@ export interface ConnectionRevocation {
  * Users, memberships and sessions of the console. Every change takes the audit entry it is given
  * and writes it in its own transaction, as the other stores do.
  */
+/** An invitation to an organization (docs/console.md, "Members and invitations"). */
+export interface Invitation {
+  orgId: string;
+  /** Lower case. */
+  email: string;
+  role: ConsoleRole;
+  invitedBy: string;
+  createdAt: number;
+}
+
+/** An invitation as its invitee sees it: with the organization's name. */
+export interface InvitationView extends Invitation {
+  orgName: string;
+}
+
 export interface ConsoleStore {
-  /** Creates a user with a first membership; false when the email is taken (nothing is written). */
-  insertUser(user: ConsoleUser, membership: Membership, audit: AuditEntry): Promise<boolean>;
+  /**
+   * Creates a user, with a first membership or none (an account made for an invitation); false when
+   * the email is taken (nothing is written).
+   */
+  insertUser(user: ConsoleUser, membership: Membership | undefined, audit: AuditEntry): Promise<boolean>;
+  /** Records an invitation (a repeat for the same organization and email replaces it), audited. */
+  putInvitation(invitation: Invitation, audit: AuditEntry): Promise<void>;
+  /** The invitations of one organization, oldest first. */
+  invitationsOf(orgId: string): Promise<Invitation[]>;
+  /** The invitations waiting for an email (ignoring case), with organization names. */
+  invitationsFor(email: string): Promise<InvitationView[]>;
+  /**
+   * Accepts an invitation: the membership is created with the invited role and the invitation
+   * deleted, in one transaction; false when there is no such invitation.
+   */
+  acceptInvitation(
+    orgId: string,
+    user: ConsoleUser,
+    audit: (invitation: Invitation) => AuditEntry,
+  ): Promise<boolean>;
+  /** Deletes an invitation (declined or revoked); false when there was none. */
+  deleteInvitation(orgId: string, email: string, audit: AuditEntry): Promise<boolean>;
   /** Finds a user by email, ignoring case. */
   findUserByEmail(email: string): Promise<ConsoleUser | undefined>;
   findUserById(id: string): Promise<ConsoleUser | undefined>;

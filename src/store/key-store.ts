@@ -186,7 +186,10 @@ export interface ApiKeyStore {
     defaultMaxKeys: number,
     options: { audit?: AuditOf<ApiKeyRecord>; dryRun: boolean },
   ): Promise<ImportKeysResult>;
-  /** Keys whose stored secret hash is one of `hashes`, in any organization (leak reports). */
+  /**
+   * Keys whose stored secret hash, or previous secret hash (a roll's overlap, ended or not), is one of
+   * `hashes`, in any organization (leak reports).
+   */
   findKeysBySecretHash(hashes: readonly string[]): Promise<ApiKeyRecord[]>;
   /** Finds a key by its Basic-auth username, in any organization. */
   findKeyByApiId(apiId: string): Promise<ApiKeyRecord | undefined>;

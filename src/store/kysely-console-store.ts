@@ -10,6 +10,7 @@ import type {
 } from "./console-store.js";
 import { insertAuditEntry } from "./kysely-audit-store.js";
 import { revokeConnectionsOf } from "./kysely-connection-revocations.js";
+import { kyselyConsoleInvitations } from "./kysely-console-invitations.js";
 import type { ConsoleSessionsTable, ConsoleUsersTable, Database, MembershipsTable } from "./schema.js";
 
 const toUser = (row: ConsoleUsersTable): ConsoleUser => ({
@@ -116,6 +117,7 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
       .executeTakeFirst();
 
   return {
+    ...kyselyConsoleInvitations(db),
     async insertUser(user, membership, audit) {
       return db.transaction().execute(async (trx) => {
         const taken = await trx
@@ -135,7 +137,7 @@ export function createKyselyConsoleStore(db: Kysely<Database>): ConsoleStore {
             totp_last_step: null,
           })
           .execute();
-        await trx.insertInto("memberships").values(fromMembership(membership)).execute();
+        if (membership) await trx.insertInto("memberships").values(fromMembership(membership)).execute();
         await insertAuditEntry(trx, audit);
         return true;
       });

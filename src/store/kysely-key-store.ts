@@ -224,7 +224,12 @@ export function createKyselyKeyStore(db: Kysely<Database>, dialect: StoreDialect
 
     async findKeysBySecretHash(hashes) {
       if (hashes.length === 0) return [];
-      const rows = await db.selectFrom("api_keys").selectAll().where("secret_hash", "in", hashes).execute();
+      // The previous secret too: during a roll's overlap it authenticates, so it can leak.
+      const rows = await db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where((eb) => eb.or([eb("secret_hash", "in", hashes), eb("previous_secret_hash", "in", hashes)]))
+        .execute();
       return rows.map(rowToRecord);
     },
 

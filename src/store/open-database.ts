@@ -14,6 +14,8 @@ import { createKyselySecretHandoffStore, type SecretHandoffStore } from "./kysel
 import type { OauthStore } from "./oauth-store.js";
 import type { ConsoleStore } from "./console-store.js";
 import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
+import { createKyselyLeakReportStore } from "./kysely-leak-report-store.js";
+import type { LeakReportStore } from "./leak-report-store.js";
 import type { IdempotencyStore } from "./idempotency-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
@@ -169,6 +171,8 @@ export interface Stores {
   secretHandoffs: SecretHandoffStore;
   /** Decisions counted per hour, and the hourly records the usage export reads. */
   usageExport: UsageExportStore;
+  /** Secret scanning reports already processed (a replay is answered as before, changing nothing). */
+  leakReports: LeakReportStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -220,6 +224,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     oauth: createKyselyOauthStore(db),
     secretHandoffs: createKyselySecretHandoffStore(db),
     usageExport: createKyselyUsageExportStore(db),
+    leakReports: createKyselyLeakReportStore(db),
     dialect: dialect.name,
     poolStats: postgres
       ? () => ({

@@ -192,6 +192,15 @@ export interface AwsExternalIdsTable {
 }
 
 /** One `Idempotency-Key` of one organization (migration 005). */
+/** A secret scanning report already processed (017-leaks-and-invitations.ts), kept 30 days. */
+export interface LeakReportsTable {
+  /** SHA-256 (hex) of the token and the URL. */
+  fingerprint: string;
+  /** What the report was answered: `true_positive` or `false_positive`. */
+  label: string;
+  processed_at: number;
+}
+
 export interface IdempotencyKeysTable {
   org_id: string;
   idempotency_key: string;
@@ -228,6 +237,17 @@ export interface MembershipsTable {
   org_id: string;
   /** `owner`, `admin` or `member`. */
   role: string;
+  created_at: number;
+}
+
+/** An invitation to an organization, waiting for the person to accept it after signing in. */
+export interface ConsoleInvitationsTable {
+  org_id: string;
+  /** Lower case. */
+  email: string;
+  role: string;
+  /** The audit actor who invited (`user:<id>`). */
+  invited_by: string;
   created_at: number;
 }
 
@@ -322,4 +342,6 @@ export interface Database {
   mcp_connections: McpConnectionsTable;
   mcp_rotated_refresh_tokens: McpRotatedRefreshTokensTable;
   console_secret_handoffs: ConsoleSecretHandoffsTable;
+  leak_reports: LeakReportsTable;
+  console_invitations: ConsoleInvitationsTable;
 }

@@ -1,5 +1,5 @@
-import { expect, test } from "vitest";
-import { buildTestApp, fakeClock } from "../helpers/build-test-app.js";
+import { describe, expect, test } from "vitest";
+import { basicAuth, buildTestApp, fakeClock } from "../helpers/build-test-app.js";
 import { CONSOLE_PASSWORD, consoleUser, form, ORIGIN, signIn } from "../helpers/console-session.js";
 
 async function setup(options: Parameters<typeof buildTestApp>[0] = {}) {
@@ -93,6 +93,92 @@ test("attempts from one address are limited across accounts", async () => {
   expect(statuses[30]).toBe(429);
 });
 
+test("five wrong passwords from other addresses cannot lock an account: the right one from a sixth address signs in", async () => {
+  const { testApp, app, orgId } = await setup();
+  await consoleUser(testApp, orgId, "member");
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const guess = await app.inject({
+      method: "POST",
+      url: "/console/sign-in",
+      remoteAddress: `198.51.100.${attempt + 1}`,
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+      payload: form({ email: "member@example.com", password: "wrong password 123" }),
+    });
+    expect(guess.statusCode).toBe(401);
+  }
+  const owner = await app.inject({
+    method: "POST",
+    url: "/console/sign-in",
+    remoteAddress: "203.0.113.50",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+    payload: form({ email: "member@example.com", password: CONSOLE_PASSWORD }),
+  });
+  expect(owner.statusCode).toBe(303);
+  expect(String(owner.headers["set-cookie"])).toContain("latchkey_session=");
+});
+
+describe("behind a trusted proxy (LATCHKEY_TRUSTED_PROXIES)", () => {
+  // app.inject's peer is 127.0.0.1: the proxy. The client is the X-Forwarded-For hop past it.
+  const env = { LATCHKEY_TRUSTED_PROXIES: "127.0.0.1/32, 10.0.0.0/8" };
+
+  test("junk sign-ins from many clients do not block the owner's right password, and the log names each client", async () => {
+    const { testApp, app, orgId } = await setup({ env });
+    await consoleUser(testApp, orgId, "admin");
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const junk = await signInAttempt(app, `guess${attempt}@example.com`, "wrong password 123", {
+        "x-forwarded-for": `198.51.100.${attempt + 1}`,
+      });
+      expect(junk.statusCode).toBe(401);
+    }
+    const right = await signInAttempt(app, "admin@example.com", CONSOLE_PASSWORD, {
+      "x-forwarded-for": "203.0.113.50",
+    });
+    expect(right.statusCode).toBe(303);
+    const addresses = testApp.logs
+      .map((line) => JSON.parse(line) as { msg?: string; address?: string })
+      .filter((line) => line.msg === "console sign-in refused")
+      .map((line) => line.address);
+    expect(addresses).toHaveLength(30);
+    expect(addresses[0]).toBe("198.51.100.1");
+    expect(addresses).not.toContain("127.0.0.1");
+  });
+
+  test("one client past the proxy is limited by its own address, whatever the others do", async () => {
+    const { app } = await setup({ env });
+    const from = (address: string, attempt: number) =>
+      signInAttempt(app, `guess${attempt}@example.com`, "wrong password 123", {
+        "x-forwarded-for": `${address}, 10.0.0.7`,
+      });
+    for (let attempt = 0; attempt < 30; attempt++)
+      expect((await from("198.51.100.9", attempt)).statusCode).toBe(401);
+    expect((await from("198.51.100.9", 30)).statusCode).toBe(429);
+    expect((await from("198.51.100.10", 31)).statusCode).toBe(401);
+  });
+
+  test("the sign-in log and the networks check name the same client address", async () => {
+    const { testApp, app, ownerKey } = await setup({ env });
+    const created = await app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: ownerKey.headers,
+      payload: { name: "office only", permissions: ["images:read"], allowed_cidrs: ["203.0.113.0/24"] },
+    });
+    const { api_id, api_key } = created.json();
+    const chain = "198.51.100.77, 10.1.2.3";
+    const refused = await app.inject({
+      url: "/v1/api-keys",
+      headers: { ...basicAuth(api_id, api_key), "x-forwarded-for": chain },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toContain("198.51.100.77");
+    await signInAttempt(app, "nobody@example.com", "wrong password 123", { "x-forwarded-for": chain });
+    const logged = testApp.logs
+      .map((line) => JSON.parse(line) as { msg?: string; address?: string })
+      .find((line) => line.msg === "console sign-in refused");
+    expect(logged?.address).toBe("198.51.100.77");
+  });
+});
+
 test("a session ends after 12 hours idle, and signing out revokes it at once", async () => {
   const clock = fakeClock();
   const { testApp, app, orgId } = await setup({ clock });
@@ -116,6 +202,21 @@ test("a session ends after 12 hours idle, and signing out revokes it at once", a
     permissions: "images:read",
   });
   expect(created.statusCode).toBe(401);
+});
+
+test("a session ends 7 days after sign-in, however active", async () => {
+  const clock = fakeClock();
+  const { testApp, app, orgId } = await setup({ clock });
+  await consoleUser(testApp, orgId, "admin");
+  const browser = await signIn(app, "admin@example.com");
+  for (let hours = 0; hours < 7 * 24 - 10; hours += 10) {
+    clock.advance(10 * 3_600_000);
+    expect((await browser.get(`/console/orgs/${orgId}/keys`)).statusCode).toBe(200);
+  }
+  clock.advance(11 * 3_600_000);
+  const ended = await browser.get(`/console/orgs/${orgId}/keys`);
+  expect(ended.statusCode).toBe(303);
+  expect(ended.headers.location).toMatch(/^\/console\/sign-in/);
 });
 
 test("a form without its CSRF token, or from another origin, is refused with 403 and changes nothing", async () => {

@@ -21,14 +21,22 @@ const signInWith = (app: Awaited<ReturnType<typeof setup>>["app"], fields: Recor
     payload: form({ email: "admin@example.com", password: CONSOLE_PASSWORD, ...fields }),
   });
 
-/** Turns two-factor on as a person would: the setup page's secret, then the app's code. */
+/** The setup page's proof that latchkey chose its secret. */
+const proofOf = (page: string) => /name="secret_proof" value="([^"]+)"/.exec(page)?.[1] ?? "";
+
+/** Turns two-factor on as a person would: the setup page's secret, then the password and the app's code. */
 async function turnOn(browser: Awaited<ReturnType<typeof signIn>>, now: number) {
   const setupPage = await browser.get("/console/account/two-factor");
   expect(setupPage.statusCode).toBe(200);
   expect(setupPage.body).toContain("<svg");
   const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(setupPage.body)?.[1] ?? "";
   expect(secret).not.toBe("");
-  const enabled = await browser.post("/console/account/two-factor", { secret, code: totpCode(secret, now) });
+  const enabled = await browser.post("/console/account/two-factor", {
+    secret,
+    secret_proof: proofOf(setupPage.body),
+    current_password: CONSOLE_PASSWORD,
+    code: totpCode(secret, now),
+  });
   expect(enabled.statusCode).toBe(303);
   expect(enabled.headers.location).toBe("/console/account?notice=two-factor-on");
   return secret;
@@ -72,13 +80,44 @@ test("with two-factor on, signing in takes the password and the app's code, and 
   expect(JSON.stringify(entries)).not.toContain(secret);
 });
 
+test("turning two-factor on needs the current password and a secret latchkey chose for this session", async () => {
+  const { clock, app } = await setup();
+  const browser = await signIn(app, "admin@example.com");
+  const setupPage = await browser.get("/console/account/two-factor");
+  const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(setupPage.body)?.[1] ?? "";
+  const proof = proofOf(setupPage.body);
+  const code = totpCode(secret, clock.now());
+  // Without the password (a stolen session, say): refused.
+  const noPassword = await browser.post("/console/account/two-factor", { secret, secret_proof: proof, code });
+  expect(noPassword.statusCode).toBe(400);
+  expect(noPassword.body).toContain("The current password is wrong");
+  // A secret of the client's own choosing, with a valid code for it and the password: refused.
+  const chosen = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+  const ownSecret = await browser.post("/console/account/two-factor", {
+    secret: chosen,
+    secret_proof: proof,
+    current_password: CONSOLE_PASSWORD,
+    code: totpCode(chosen, clock.now()),
+  });
+  expect(ownSecret.statusCode).toBe(400);
+  expect(ownSecret.body).toContain("not one latchkey made for this session");
+  expect(ownSecret.body).not.toContain(chosen);
+  // Still off: the password alone signs in.
+  expect((await signInWith(app, {})).statusCode).toBe(303);
+});
+
 test("a wrong first code turns nothing on and shows the same key again; turning off takes the current password", async () => {
   const { clock, app } = await setup();
   const browser = await signIn(app, "admin@example.com");
   const setupPage = await browser.get("/console/account/two-factor");
   const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(setupPage.body)?.[1] ?? "";
   const wrongCode = totpCode(secret, clock.now() + 10 * 60_000);
-  const refused = await browser.post("/console/account/two-factor", { secret, code: wrongCode });
+  const refused = await browser.post("/console/account/two-factor", {
+    secret,
+    secret_proof: proofOf(setupPage.body),
+    current_password: CONSOLE_PASSWORD,
+    code: wrongCode,
+  });
   expect(refused.statusCode).toBe(400);
   expect(refused.body).toContain("That code does not match");
   expect(refused.body).toContain(`value="${secret}"`);
@@ -90,6 +129,8 @@ test("a wrong first code turns nothing on and shows the same key again; turning 
   // Still off: the password alone signs in.
   expect((await signInWith(app, {})).statusCode).toBe(303);
 
+  // Turning on takes the password too: a fresh window of sign-in attempts for what follows.
+  clock.advance(FIFTEEN_MINUTES);
   await turnOn(browser, clock.now());
   const wrongPassword = await browser.post("/console/account/two-factor/off", {
     current_password: "not my password!",

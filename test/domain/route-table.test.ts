@@ -14,6 +14,11 @@ describe("parseRouteTable: a bad file is refused with the line to fix", () => {
       /route 1 on line 2 has an unknown "group" "proxies:read"/,
     ],
     [
+      "a case_insensitive that is not a boolean",
+      '[{ "path": "/a", "permission": "images:read", "case_insensitive": "yes" }]',
+      /route 1 on line 1 has "case_insensitive" that is not true or false/,
+    ],
+    [
       "credits 0",
       '[{ "path": "/a", "permission": "images:create", "credits": 0 }]',
       /route 1 on line 1 has "credits" that is not a whole number >= 1/,
@@ -111,6 +116,82 @@ describe("parseRouteTable: matching", () => {
       permission: "images:create",
       group: undefined,
       credits: 2,
+      caseInsensitive: false,
+      trailingSlash: false,
     });
+  });
+});
+
+describe("parseRouteTable: paths as a normalising upstream reads them", () => {
+  // The review's table: an Express upstream runs the render handler for /v1/images/render/ and
+  // /v1/images/RENDER too (its default routing ignores case and a trailing slash).
+  const routes = [
+    { method: "POST", path: "/v1/images/render", permission: "images:create", credits: 1 },
+    { method: "*", path: "/v1/images/**", permission: "images:read" },
+  ];
+  const table = parseRouteTable(JSON.stringify(routes));
+
+  test.each(["/v1/images/render/", "/v1/images/RENDER"])(
+    "POST %s matches the permissive route exactly but the render route loosely: ambiguous",
+    (path) => {
+      expect(table.match("POST", path)?.permission).toBe("images:read");
+      expect(table.lookup("POST", path)).toMatchObject({
+        type: "ambiguous",
+        loose: { permission: "images:create" },
+        exact: { permission: "images:read" },
+      });
+    },
+  );
+
+  test("the exact path and unrelated paths are plain matches", () => {
+    expect(table.lookup("POST", "/v1/images/render")).toMatchObject({
+      type: "route",
+      route: { permission: "images:create" },
+    });
+    expect(table.lookup("GET", "/v1/images/render/")).toMatchObject({
+      type: "route",
+      route: { permission: "images:read" },
+    });
+    expect(table.lookup("POST", "/v1/images/other")).toMatchObject({ type: "route" });
+    expect(table.lookup("POST", "/v1/other")).toEqual({ type: "none" });
+  });
+
+  test("a path that matches a route only loosely is ambiguous too, not a silent miss", () => {
+    const only = parseRouteTable('[{ "path": "/v1/proxies", "permission": "proxies:read" }]');
+    expect(only.lookup("GET", "/v1/proxies/")).toMatchObject({ type: "ambiguous", exact: undefined });
+    expect(only.lookup("GET", "/v1/PROXIES")).toMatchObject({ type: "ambiguous", exact: undefined });
+    expect(table.lookup("POST", "/v1/Images/Render/")).toMatchObject({
+      type: "ambiguous",
+      loose: { permission: "images:create" },
+      exact: undefined,
+    });
+  });
+
+  test("a path whose loose match asks the same as its exact one is that route", () => {
+    const list = parseRouteTable(
+      JSON.stringify([
+        { method: "GET", path: "/v1/proxies", permission: "proxies:read" },
+        { method: "GET", path: "/v1/proxies/*", permission: "proxies:read" },
+      ]),
+    );
+    expect(list.lookup("GET", "/v1/proxies/")).toMatchObject({
+      type: "route",
+      route: { path: "/v1/proxies/*" },
+    });
+  });
+
+  test("a route that opts out matches those variants itself", () => {
+    const loose = parseRouteTable(
+      JSON.stringify([{ ...routes[0], case_insensitive: true, trailing_slash: true }, routes[1]]),
+    );
+    for (const path of ["/v1/images/render/", "/v1/images/RENDER", "/v1/images/render"]) {
+      expect(loose.lookup("POST", path)).toMatchObject({
+        type: "route",
+        route: { permission: "images:create" },
+      });
+    }
+    const slashOnly = parseRouteTable(JSON.stringify([{ ...routes[0], trailing_slash: true }, routes[1]]));
+    expect(slashOnly.lookup("POST", "/v1/images/render/")).toMatchObject({ type: "route" });
+    expect(slashOnly.lookup("POST", "/v1/images/Render")).toMatchObject({ type: "ambiguous" });
   });
 });

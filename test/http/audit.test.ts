@@ -1,3 +1,4 @@
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { expect, test } from "vitest";
@@ -188,6 +189,21 @@ test("each organization sees only its own entries; service tokens are not in any
 });
 
 const PRINT = { bootstrap: "print", bootstrapFile: undefined, databaseUrl: "sqlite::memory:" } as const;
+
+test("the first-start file is created new: a symlink planted at its path is refused, not followed, and nothing is created", async () => {
+  const testApp = await buildTestApp();
+  const dir = tempDir();
+  const target = join(dir, "attacker-readable.env");
+  writeFileSync(target, "");
+  const file = join(dir, "first-start-credentials.env");
+  symlinkSync(target, file);
+  const config = { bootstrap: "file", bootstrapFile: file, databaseUrl: "sqlite::memory:" } as const;
+  await expect(bootstrapFirstOrganization(testApp.services, config, () => undefined)).rejects.toThrow(
+    /already exists \(a file or a symlink\)/,
+  );
+  expect(readFileSync(target, "utf8")).toBe("");
+  expect(await testApp.services.store.hasOrganizations()).toBe(false);
+});
 
 test("the first start's organization, owner key and service token are recorded as bootstrap", async () => {
   const testApp = await buildTestApp();

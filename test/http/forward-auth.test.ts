@@ -230,6 +230,8 @@ describe("forward-auth: one source of the original request", () => {
     ["x-forwarded-method", ["GET", "POST"]],
     ["authorization", ["Basic eDp5", "Basic eTp6"]],
     ["x-latchkey-refusal-status", ["403", "403"]],
+    // Joined, a caller's own header and the gateway's would read as one list of hops.
+    ["x-forwarded-for", ["203.0.113.7", "198.51.100.23"]],
   ])("a repeated %s header is 400 naming it, never joined and matched", async (name, values) => {
     const { forward, owner, testApp } = await gatewayApp();
     const response = await forward("POST", "/v1/image", headersOf(owner), {

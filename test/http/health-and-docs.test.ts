@@ -106,3 +106,33 @@ test("/docs serves an HTML reference", async () => {
   expect(response.headers["content-type"]).toMatch(/^text\/html/);
   expect(response.body).toMatch(/<html/i);
 });
+
+test("/docs carries a strict CSP, no framing and no sniffing, on the page and its assets", async () => {
+  const { app } = await buildTestApp();
+  for (const url of ["/docs", "/docs/static/swagger-initializer.js"]) {
+    const response = await app.inject({ method: "GET", url });
+    expect(response.statusCode, url).toBe(200);
+    const csp = String(response.headers["content-security-policy"]);
+    expect(csp, url).toContain("frame-ancestors 'none'");
+    expect(csp, url).toContain("script-src 'self'");
+    expect(csp, url).not.toContain("script-src 'self' 'unsafe-inline'");
+    expect(response.headers["x-frame-options"], url).toBe("DENY");
+    expect(response.headers["x-content-type-options"], url).toBe("nosniff");
+  }
+});
+
+test("under an HTTPS public URL every answer (console, OAuth, docs, API) has Strict-Transport-Security; not under http", async () => {
+  const secure = await buildTestApp({ env: { LATCHKEY_PUBLIC_URL: "https://keys.example.com" } });
+  for (const url of [
+    "/console/sign-in",
+    "/.well-known/oauth-authorization-server",
+    "/docs",
+    "/v1/api-keys",
+  ]) {
+    const response = await secure.app.inject({ method: "GET", url });
+    expect(response.headers["strict-transport-security"], url).toBe("max-age=31536000");
+  }
+  const plain = await buildTestApp();
+  const response = await plain.app.inject({ method: "GET", url: "/console/sign-in" });
+  expect(response.headers["strict-transport-security"]).toBeUndefined();
+});

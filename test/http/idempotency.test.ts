@@ -15,6 +15,7 @@ import {
 } from "../helpers/build-test-app.js";
 import { createPostgresSchema, type PostgresSchema } from "../helpers/postgres-schema.js";
 import { tempDir } from "../helpers/processes.js";
+import { keyWith } from "../helpers/http-keys.js";
 import { recordsOf } from "../helpers/resource-routes.js";
 import { describeWithServices } from "../helpers/services.js";
 
@@ -159,6 +160,68 @@ function idempotencySuite(backend: Backend): void {
     });
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().id).not.toBe(first.json().id);
+  });
+
+  test("a limited key replaying the owner's key and body is refused (403), never handed the first secret", async () => {
+    await setUp();
+    const allFuture = { name: "everything", permissions: [], all_future_permissions: true };
+    const first = await createKey("owner-create", allFuture);
+    expect(first.statusCode).toBe(200);
+    const limited = await keyWith(testApp, owner, ["api_keys:create_update", "images:read"]);
+    const stolen = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: { ...limited.headers, "idempotency-key": "owner-create" },
+      payload: allFuture,
+    });
+    expect(stolen.statusCode).toBe(403);
+    expect(stolen.json().code).toBe("insufficient_authority");
+    expect(stolen.body).not.toContain(first.json().api_key);
+    expect(stolen.headers["idempotent-replayed"]).toBeUndefined();
+  });
+
+  test("another key with the same Idempotency-Key and body makes a new key: the first secret goes only to its maker", async () => {
+    await setUp();
+    const first = await createKey("shared-in-org");
+    const peer = await keyWith(testApp, owner, ["api_keys:create_update", "images:read"]);
+    const theirs = await testApp.app.inject({
+      method: "POST",
+      url: "/v1/api-keys",
+      headers: { ...peer.headers, "idempotency-key": "shared-in-org" },
+      payload: KEY_BODY,
+    });
+    expect(theirs.statusCode).toBe(200);
+    expect(theirs.headers["idempotent-replayed"]).toBeUndefined();
+    expect(theirs.json().id).not.toBe(first.json().id);
+    expect(theirs.body).not.toContain(first.json().api_key);
+    // The maker's own retry is still the first answer.
+    const again = await createKey("shared-in-org");
+    expect(again.json()).toEqual(first.json());
+  });
+
+  test("a replay still checks authority: a key whose grant shrank gets 403, not the kept secret", async () => {
+    await setUp();
+    const creator = await keyWith(testApp, owner, ["api_keys:create_update", "images:read"]);
+    const send = () =>
+      testApp.app.inject({
+        method: "POST",
+        url: "/v1/api-keys",
+        headers: { ...creator.headers, "idempotency-key": "before-shrink" },
+        payload: KEY_BODY,
+      });
+    const first = await send();
+    expect(first.statusCode).toBe(200);
+    const update = await testApp.app.inject({
+      method: "POST",
+      url: `/v1/api-keys/${creator.id}`,
+      headers: owner.headers,
+      payload: { name: "shrunk", permissions: ["api_keys:create_update"] },
+    });
+    expect(update.statusCode).toBe(200);
+    const replay = await send();
+    expect(replay.statusCode).toBe(403);
+    expect(replay.json().code).toBe("insufficient_authority");
+    expect(replay.body).not.toContain(first.json().api_key);
   });
 
   test.each([

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { newSecret } from "../../src/domain/credentials.js";
-import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { basicAuth, buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { githubScanner, type GithubScanner, writeScanningKeys } from "../helpers/github-scanner.js";
 import { keyWith } from "../helpers/http-keys.js";
 import { sampleValue } from "../helpers/metrics-page.js";
@@ -26,9 +26,11 @@ function report(testApp: TestApp, body: string, headers: Record<string, string>)
 }
 
 function matchesOf(...tokens: string[]): string {
-  return JSON.stringify(
-    tokens.map((token) => ({ token, type: "latchkey_api_key", url: LEAK_URL, source: "content" })),
-  );
+  return matchesAt(LEAK_URL, ...tokens);
+}
+
+function matchesAt(url: string, ...tokens: string[]): string {
+  return JSON.stringify(tokens.map((token) => ({ token, type: "latchkey_api_key", url, source: "content" })));
 }
 
 async function selfRead(testApp: TestApp, key: TestKey) {
@@ -97,11 +99,88 @@ describe("POST /v1/secret-scanning/github", () => {
     expect(Date.parse(record.leaked_at)).not.toBeNaN();
 
     // A second report (another place) keeps the first leaked_at and is audited again.
-    const again = await report(testApp, body, scanner.headersFor(body));
+    const elsewhere = matchesAt(`${LEAK_URL}0`, owner.secret);
+    const again = await report(testApp, elsewhere, scanner.headersFor(elsewhere));
     expect(again.statusCode).toBe(200);
     expect((await recordOf(testApp, reader, owner.id)).leaked_at).toBe(record.leaked_at);
     const metrics = await testApp.app.inject({ url: "/metrics" });
     expect(sampleValue(metrics.body, "latchkey_leaked_keys_total", { action: "flagged" })).toBe(2);
+  });
+
+  test("a rolled key's previous secret, leaked during the overlap, disables the key", async () => {
+    const { testApp, scanner, owner, reader } = await scanningApp();
+    const rolled = await keyWith(testApp, owner, ["images:read"]);
+    const roll = await testApp.app.inject({
+      method: "POST",
+      url: `/v1/api-keys/${rolled.id}/roll`,
+      headers: owner.headers,
+      payload: { overlap_seconds: 604800 },
+    });
+    expect(roll.statusCode).toBe(200);
+    expect((await selfRead(testApp, rolled)).statusCode).not.toBe(401);
+    const body = matchesOf(rolled.secret);
+    const response = await report(testApp, body, scanner.headersFor(body));
+    expect(response.json()).toEqual([
+      { token_raw: rolled.secret, token_type: "latchkey_api_key", label: "true_positive" },
+    ]);
+    expect(await recordOf(testApp, reader, rolled.id)).toMatchObject({
+      enabled: false,
+      leaked_at: expect.any(String),
+    });
+    expect((await selfRead(testApp, rolled)).statusCode).toBe(401);
+  });
+
+  test("flagged: a leaked previous secret stops working at once, the new one keeps working", async () => {
+    const { testApp, scanner, owner, reader } = await scanningApp({ LATCHKEY_LEAKED_KEYS: "flag" });
+    const rolled = await keyWith(testApp, owner, ["api_keys:read"]);
+    const roll = await testApp.app.inject({
+      method: "POST",
+      url: `/v1/api-keys/${rolled.id}/roll`,
+      headers: owner.headers,
+      payload: { overlap_seconds: 3600 },
+    });
+    const fresh = basicAuth(roll.json().api_id, roll.json().api_key);
+    const body = matchesOf(rolled.secret);
+    const response = await report(testApp, body, scanner.headersFor(body));
+    expect(response.json()[0].label).toBe("true_positive");
+    expect((await selfRead(testApp, rolled)).statusCode).toBe(401);
+    const withNew = await testApp.app.inject({ url: `/v1/api-keys/${rolled.id}`, headers: fresh });
+    expect(withNew.statusCode).toBe(200);
+    expect(await recordOf(testApp, reader, rolled.id)).toMatchObject({
+      enabled: true,
+      leaked_at: expect.any(String),
+    });
+  });
+
+  test("a report already processed is answered as before and changes nothing: a replay cannot disable a re-enabled key", async () => {
+    const { testApp, scanner, owner, reader } = await scanningApp();
+    const victim = await keyWith(testApp, owner, ["images:read"]);
+    const body = matchesOf(victim.secret, newSecret());
+    const headers = scanner.headersFor(body);
+    const first = await report(testApp, body, headers);
+    expect(first.statusCode).toBe(200);
+    expect((await recordOf(testApp, reader, victim.id)).enabled).toBe(false);
+    // Its owner looks, decides the leak was harmless and turns the key back on.
+    const current = await recordOf(testApp, reader, victim.id);
+    const enable = await testApp.app.inject({
+      method: "POST",
+      url: `/v1/api-keys/${victim.id}`,
+      headers: owner.headers,
+      payload: { name: current.name, permissions: current.permissions, disabled: false },
+    });
+    expect(enable.statusCode).toBe(200);
+    const trailBefore = (await testApp.app.inject({ url: "/v1/audit", headers: reader.headers })).json().data
+      .length;
+    const replay = await report(testApp, body, headers);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json()).toEqual(first.json());
+    expect((await recordOf(testApp, reader, victim.id)).enabled).toBe(true);
+    expect((await selfRead(testApp, victim)).statusCode).not.toBe(401);
+    const trailAfter = (await testApp.app.inject({ url: "/v1/audit", headers: reader.headers })).json().data
+      .length;
+    expect(trailAfter).toBe(trailBefore);
+    const metrics = await testApp.app.inject({ url: "/metrics" });
+    expect(sampleValue(metrics.body, "latchkey_leaked_keys_total", { action: "disabled" })).toBe(1);
   });
 
   test("with a pepper, the secret is looked up by its HMAC, as authentication does", async () => {

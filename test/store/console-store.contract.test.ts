@@ -66,6 +66,60 @@ function consoleStoreContract(open: () => Promise<Stores>): void {
     expect(trail.map((e) => e.targetId)).toEqual(["usr_1"]);
   });
 
+  test("invitations: one per organization and email, found ignoring case, accepted once into a membership", async () => {
+    const stores = await open();
+    const org = await organization(stores, "org_i");
+    await organization(stores, "org_j");
+    await stores.console.insertUser(
+      user("usr_i", "Invitee@Example.com"),
+      undefined,
+      entry("user.create", null, "usr_i"),
+    );
+    expect(await stores.console.membershipsOf("usr_i")).toEqual([]);
+    const invitation = {
+      orgId: org,
+      email: "invitee@example.com",
+      role: "member" as const,
+      invitedBy: "user:usr_o",
+      createdAt: NOW,
+    };
+    await stores.console.putInvitation(invitation, entry("membership.invite", org, invitation.email));
+    await stores.console.putInvitation(
+      { ...invitation, role: "admin" },
+      entry("membership.invite", org, invitation.email),
+    );
+    await stores.console.putInvitation(
+      { ...invitation, orgId: "org_j" },
+      entry("membership.invite", "org_j", invitation.email),
+    );
+    expect((await stores.console.invitationsOf(org)).map((i) => i.role)).toEqual(["admin"]);
+    expect((await stores.console.invitationsFor("INVITEE@example.com")).map((i) => i.orgName).sort()).toEqual(
+      ["org_i", "org_j"],
+    );
+    const invitee = (await stores.console.findUserById("usr_i"))!;
+    expect(
+      await stores.console.acceptInvitation(org, invitee, () =>
+        entry("membership.invitation_accept", org, "usr_i"),
+      ),
+    ).toBe(true);
+    expect(
+      await stores.console.acceptInvitation(org, invitee, () =>
+        entry("membership.invitation_accept", org, "usr_i"),
+      ),
+    ).toBe(false);
+    expect((await stores.console.membershipsOf("usr_i")).map((m) => [m.orgId, m.role])).toEqual([
+      [org, "admin"],
+    ]);
+    expect(
+      await stores.console.deleteInvitation(
+        "org_j",
+        "Invitee@example.com",
+        entry("membership.invitation_remove", "org_j", "x"),
+      ),
+    ).toBe(true);
+    expect(await stores.console.invitationsFor("invitee@example.com")).toEqual([]);
+  });
+
   test("an organization keeps its last owner: demoting or removing it is refused", async () => {
     const stores = await open();
     const org = await organization(stores, "org_b");

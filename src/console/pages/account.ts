@@ -1,12 +1,14 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import QRCode from "qrcode";
-import { LatchkeyError } from "../../domain/errors.js";
+import { invalidRequest, LatchkeyError } from "../../domain/errors.js";
 import { isTotpSecret, newTotpSecret, totpUri } from "../../domain/totp.js";
 import type { ConsoleSessions, SignedIn } from "../../services/console-sessions.js";
 import { type Html, html, trusted } from "../html.js";
 import { csrfField, plainPage } from "../layout.js";
 import { formOf, signedIn } from "../request-guard.js";
 import type { ConsoleUserService } from "../../services/console-users.js";
+import { requestAddress } from "../../http/client-origin.js";
 
 const NOTICES: Record<string, string> = {
   password: "Your password was changed.",
@@ -67,6 +69,21 @@ function accountPage(signedIn: SignedIn, problem?: string, notice?: string) {
  * Setting two-factor up: the secret as a QR code and as text, and a form that sends it back with the
  * app's first code. Nothing is stored until that code matches: a page left halfway changes nothing.
  */
+/**
+ * Proof that latchkey chose `secret` for this session: an HMAC under a key derived from the session's
+ * cookie. The page carries the secret in a hidden field; without the proof a client could send a
+ * secret of its own choosing (one an attacker already holds) and have it turned on.
+ */
+function setupProof(signedIn: SignedIn, secret: string): string {
+  return createHmac("sha256", signedIn.handoffKey).update(`totp-setup:${secret}`).digest("base64url");
+}
+
+function isOwnProof(signedIn: SignedIn, secret: string, proof: string): boolean {
+  const expected = Buffer.from(setupProof(signedIn, secret));
+  const given = Buffer.from(proof);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 async function twoFactorSetupPage(signedIn: SignedIn, secret: string, problem?: string) {
   const qr = await QRCode.toString(totpUri(secret, signedIn.user.email), { type: "svg", margin: 1 });
   return plainPage(
@@ -81,6 +98,15 @@ async function twoFactorSetupPage(signedIn: SignedIn, secret: string, problem?: 
       <form method="post" action="/console/account/two-factor">
         ${csrfField(signedIn)}
         <input type="hidden" name="secret" value="${secret}" />
+        <input type="hidden" name="secret_proof" value="${setupProof(signedIn, secret)}" />
+        <label for="two-factor-password">Current password</label>
+        <input
+          id="two-factor-password"
+          name="current_password"
+          type="password"
+          autocomplete="current-password"
+          required
+        />
         <label for="code">Code from the app</label>
         <input
           id="code"
@@ -124,7 +150,7 @@ export async function accountPages(
     sessions.confirmPassword({
       user: signedIn(request).user,
       password: formOf(request).get("current_password") ?? "",
-      address: request.ip,
+      address: requestAddress(request),
     });
 
   app.get<{ Querystring: { notice?: string } }>("/account", async (request, reply) =>
@@ -163,9 +189,25 @@ export async function accountPages(
     const secret = form.get("secret") ?? "";
     return changeAccount(
       reply,
-      () => users.enableTwoFactor({ user: session.user, secret, code: form.get("code") ?? "" }),
+      async () => {
+        if (!isOwnProof(session, secret, form.get("secret_proof") ?? "")) {
+          throw invalidRequest(
+            "That two-factor secret is not one latchkey made for this session.",
+            "/secret",
+          );
+        }
+        await confirmPassword(request);
+        await users.enableTwoFactor({ user: session.user, secret, code: form.get("code") ?? "" });
+      },
       // Same secret again: the app has it already.
-      (message) => twoFactorSetupPage(session, isTotpSecret(secret) ? secret : newTotpSecret(), message),
+      (message) =>
+        twoFactorSetupPage(
+          session,
+          isTotpSecret(secret) && isOwnProof(session, secret, form.get("secret_proof") ?? "")
+            ? secret
+            : newTotpSecret(),
+          message,
+        ),
       "two-factor-on",
     );
   });

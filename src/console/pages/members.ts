@@ -8,6 +8,11 @@ import { formOf } from "../request-guard.js";
 import type { ConsoleUserService } from "../../services/console-users.js";
 
 type OrgParams = { orgId: string };
+
+const NOTICES: Record<string, string> = {
+  saved: "Members updated.",
+  invited: "Invitation recorded. The person sees it after signing in to the console.",
+};
 type MemberParams = { orgId: string; userId: string };
 
 const roleOptions = (selected: string) =>
@@ -23,6 +28,7 @@ async function membersPage(
 ) {
   const org = context.current.orgId;
   const members = await users.list(org);
+  const invitations = await users.invitationsOf(org);
   const csrf = csrfField(context.signedIn);
   return organizationPage(
     context,
@@ -66,7 +72,42 @@ async function membersPage(
           )}
         </tbody>
       </table>
-      <h2>Add a member</h2>
+      <h2>Invitations</h2>
+      ${
+        invitations.length === 0
+          ? html`<p>No invitation is waiting.</p>`
+          : html`<table data-cards>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${invitations.map(
+                  (invitation) =>
+                    html`<tr>
+                      <td data-label="Email">${invitation.email}</td>
+                      <td data-label="Role">${invitation.role}</td>
+                      <td data-label="Actions">
+                        <form class="inline" method="post" action="/console/orgs/${org}/invitations/remove">
+                          ${csrf}<input type="hidden" name="email" value="${invitation.email}" />
+                          <button type="submit" aria-label="Withdraw invitation of ${invitation.email}">
+                            Withdraw
+                          </button>
+                        </form>
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      <h2>Invite a member</h2>
+      <p>
+        The person becomes a member when they accept, after signing in to the console. Whether the email
+        already has an account is not shown here.
+      </p>
       <form method="post" action="/console/orgs/${org}/members">
         ${csrf}
         <label for="member-email">Email</label><input id="member-email" name="email" type="email" required />
@@ -74,9 +115,11 @@ async function membersPage(
         ><select id="member-role" name="role">
           ${roleOptions("member")}
         </select>
-        <label for="member-password">Initial password (only for a new account; at least 12 characters)</label>
+        <label for="member-password"
+          >Initial password (used only if the email has no account yet; at least 12 characters)</label
+        >
         <input id="member-password" name="password" type="password" autocomplete="new-password" />
-        <p><button type="submit">Add member</button></p>
+        <p><button type="submit">Invite</button></p>
       </form>`,
   );
 }
@@ -98,7 +141,7 @@ export async function memberPages(
     "/orgs/:orgId/members",
     async (request, reply) => {
       const context = await ownerContext(request, request.params.orgId);
-      const notice = request.query.notice === "saved" ? "Members updated." : undefined;
+      const notice = NOTICES[request.query.notice ?? ""];
       return html200(reply, 200, await membersPage(users, context, undefined, notice));
     },
   );
@@ -109,6 +152,7 @@ export async function memberPages(
     reply: FastifyReply,
     orgId: string,
     work: (actor: string) => Promise<unknown>,
+    notice = "saved",
   ) {
     const context = await ownerContext(request, orgId);
     try {
@@ -117,24 +161,38 @@ export async function memberPages(
       if (!(error instanceof LatchkeyError) || error.status !== 400) throw error;
       return html200(reply, 400, await membersPage(users, context, error.message));
     }
-    return reply.redirect(`/console/orgs/${orgId}/members?notice=saved`, 303);
+    return reply.redirect(`/console/orgs/${orgId}/members?notice=${notice}`, 303);
   }
 
   app.post<{ Params: OrgParams }>("/orgs/:orgId/members", async (request, reply) => {
     const form = formOf(request);
     const password = form.get("password") || undefined;
-    return change(request, reply, request.params.orgId, (actor) =>
-      users.add(
-        {
-          email: form.get("email") ?? "",
-          role: form.get("role") ?? "",
-          orgId: request.params.orgId,
-          ...(password ? { password } : {}),
-        },
-        actor,
-      ),
+    return change(
+      request,
+      reply,
+      request.params.orgId,
+      (actor) =>
+        users.invite(
+          {
+            email: form.get("email") ?? "",
+            role: form.get("role") ?? "",
+            orgId: request.params.orgId,
+            ...(password ? { password } : {}),
+          },
+          actor,
+        ),
+      "invited",
     );
   });
+
+  app.post<{ Params: OrgParams }>("/orgs/:orgId/invitations/remove", async (request, reply) =>
+    change(request, reply, request.params.orgId, (actor) =>
+      users.revokeInvitation(
+        { orgId: request.params.orgId, email: formOf(request).get("email") ?? "" },
+        actor,
+      ),
+    ),
+  );
 
   app.post<{ Params: MemberParams }>("/orgs/:orgId/members/:userId", async (request, reply) =>
     change(request, reply, request.params.orgId, (actor) =>

@@ -6,6 +6,7 @@ import { html } from "../html.js";
 import { plainPage } from "../layout.js";
 import { assertSameOrigin, formOf } from "../request-guard.js";
 import { clearSessionCookie, sessionToken, setSessionCookie } from "../session-cookie.js";
+import { requestAddress } from "../../http/client-origin.js";
 
 /** Only a path of the console itself is followed after sign-in: never another site (open redirect). */
 function safeNext(next: string | undefined): string {
@@ -74,7 +75,7 @@ export async function signInRoutes(
         email,
         password: form.get("password") ?? "",
         code: form.get("code") ?? "",
-        address: request.ip,
+        address: requestAddress(request),
       });
       setSessionCookie(request, reply, token);
       count("signed_in");
@@ -85,7 +86,10 @@ export async function signInRoutes(
       count("refused");
       // A guess is visible to the operator (the limiter bounds these lines: 5 per account, 30 per
       // address in 15 minutes); the password typed never is.
-      request.log.warn({ email: loggableEmail(email), address: request.ip }, "console sign-in refused");
+      request.log.warn(
+        { email: loggableEmail(email), address: requestAddress(request) },
+        "console sign-in refused",
+      );
       return reply
         .code(401)
         .type("text/html")

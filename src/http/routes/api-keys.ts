@@ -93,16 +93,19 @@ export async function apiKeyRoutes(
         },
       },
     },
-    async (request, reply) =>
+    async (request, reply) => {
+      // Before any replay: a kept answer never reaches a key without the authority to create it.
+      keys.assertMayCreate(callerOf(request), request.body);
       // The response holds the new secret: kept sealed for the window (docs/keys.md).
-      idempotentCreate(idempotency, request, reply, true, async (keep) => {
+      return idempotentCreate(idempotency, request, reply, true, async (keep) => {
         const created = await keys.create(
           callerOf(request),
           request.body,
           keep && (({ key, secret }) => keep({ ...record(key), api_key: secret })),
         );
         return { ...record(created.key), api_key: created.secret };
-      }),
+      });
+    },
   );
 
   routes.get(

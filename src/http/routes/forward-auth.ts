@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { invalidRequest, LatchkeyError } from "../../domain/errors.js";
-import type { RouteTable } from "../../domain/route-table.js";
+import type { ForwardRoute, RouteTable } from "../../domain/route-table.js";
 import type { AccessControl } from "../../services/access-decision.js";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
 import { gatewayOrigin } from "../client-origin.js";
@@ -66,6 +66,30 @@ function noRoute(routes: RouteTable, method: string, path: string): LatchkeyErro
   );
 }
 
+const named = (routes: RouteTable, route: ForwardRoute) =>
+  `route ${routes.routes.indexOf(route) + 1} (${route.method} ${route.path})`;
+
+/**
+ * The 400 of a path that matches a route only once letter case or a trailing slash is ignored, or
+ * another route than its exact match: an upstream that reads paths that way could run the handler of
+ * a route whose permission was never checked.
+ */
+function ambiguousPath(
+  routes: RouteTable,
+  method: string,
+  path: string,
+  loose: ForwardRoute,
+  exact: ForwardRoute | undefined,
+): LatchkeyError {
+  const matches = exact === undefined ? "matches no route as written" : `matches ${named(routes, exact)}`;
+  return invalidRequest(
+    `The path of ${method} ${path} ${matches}, but ${named(routes, loose)} when letter case or a ` +
+      "trailing slash is ignored, as many upstreams read paths: refused rather than guessing which " +
+      'handler runs. Make the gateway and the upstream agree, or mark the route "case_insensitive" or ' +
+      '"trailing_slash" (docs/gateways.md, "Paths as the upstream reads them").',
+  );
+}
+
 export async function forwardAuthRoutes(
   app: FastifyInstance,
   options: {
@@ -100,8 +124,10 @@ export async function forwardAuthRoutes(
       if (mode !== undefined && refusalStatus(request) === undefined) {
         throw invalidRequest(`${REFUSAL_STATUS} must be 401 or 403.`);
       }
-      const route = routes.match(method, path);
-      if (!route) throw noRoute(routes, method, path);
+      const found = routes.lookup(method, path);
+      if (found.type === "none") throw noRoute(routes, method, path);
+      if (found.type === "ambiguous") throw ambiguousPath(routes, method, path, found.loose, found.exact);
+      const { route } = found;
       const decision = await access.decide({
         authorization: request.headers.authorization,
         permission: route.permission,

@@ -14,6 +14,7 @@ import { twoFactor } from "./012-two-factor.js";
 import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
 import { provisioning } from "./015-provisioning.js";
 import { oauthGrants } from "./016-oauth-grants.js";
+import { leaksAndInvitations } from "./017-leaks-and-invitations.js";
 import { decisionHours } from "./020-decision-hours.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   "014-console-secret-handoffs": consoleSecretHandoffs,
   "015-provisioning": provisioning,
   "016-oauth-grants": oauthGrants,
+  "017-leaks-and-invitations": leaksAndInvitations,
   "020-decision-hours": decisionHours,
 };
 
