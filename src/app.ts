@@ -86,6 +86,11 @@ import { createResponseSealer } from "./services/response-sealer.js";
 import { createSecretHandoffs, type SecretHandoffs } from "./services/secret-handoffs.js";
 import { serverKeySource } from "./services/server-key.js";
 import { createUsageService, type UsageService } from "./services/usage.js";
+import { createWebhookAlerts } from "./services/webhook-alerts.js";
+import { createWebhookEndpoints, type WebhookEndpoints } from "./services/webhook-endpoints.js";
+import { createWebhookDispatcher, type WebhookDispatcher } from "./webhooks/dispatcher.js";
+import { webhookEndpointRoutes } from "./http/routes/webhook-endpoints.js";
+import { adminWebhookEndpointRoutes } from "./http/routes/admin-webhook-endpoints.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
 import { heldUntilReleased, stderrLog } from "./warning-log.js";
@@ -136,6 +141,10 @@ export interface Services {
   mcpOauth: McpOauth;
   /** What a secret scanner's report of a leaked secret does (LATCHKEY_LEAKED_KEYS). */
   leaks: LeakResponse;
+  /** Webhook endpoints of organizations and of the platform (docs/webhooks.md). */
+  webhooks: WebhookEndpoints;
+  /** Sends the outbox's deliveries; started by buildApp, one loop per node. */
+  webhookDispatcher: WebhookDispatcher;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
   /** What keeps the SQLite record caches exact; absent on PostgreSQL (src/cache/freshness.ts). */
@@ -235,7 +244,12 @@ export async function createServices(
     metrics,
   );
   const plans = createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }, clock);
-  const credits = createCreditLedger(stores.plans, clock);
+  const alerts = createWebhookAlerts({
+    enqueue: (event) => stores.webhooks.enqueue(event),
+    now: () => clock.now(),
+    log,
+  });
+  const credits = alerts.watchCredits(createCreditLedger(stores.plans, clock));
   const lastUse = createLastUseRecorder({ store, clock, log });
   const expiries = createExpiryRecorder({
     store,
@@ -270,6 +284,7 @@ export async function createServices(
       trustedProxies: config.trustedProxies.length > 0 ? blockListOf(config.trustedProxies) : undefined,
       now: () => clock.now(),
       onExpired: (key) => expiries.note(key),
+      onRateLimited: (orgId, refusal) => alerts.rateLimited(orgId, refusal),
     }),
     plans,
     groups,
@@ -311,6 +326,20 @@ export async function createServices(
       clock,
       action: config.leakedKeys,
       ...(metrics ? { onLeak: (action) => metrics.leakedKeys.inc({ action }) } : {}),
+    }),
+    webhooks: createWebhookEndpoints({
+      store: stores.webhooks,
+      clock,
+      allowPrivate: config.webhooksAllowPrivate,
+    }),
+    webhookDispatcher: createWebhookDispatcher({
+      store: stores.webhooks,
+      clock,
+      scale: { divisor: config.webhooksTimeDivisor },
+      allowPrivate: config.webhooksAllowPrivate,
+      pollMs: config.webhooksPollMs,
+      metrics,
+      log,
     }),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
@@ -425,8 +454,10 @@ export async function buildApp({
     });
   }, EXPIRY_SWEEP_INTERVAL_MS);
   expirySweep.unref();
+  services.webhookDispatcher.start();
   app.addHook("onClose", async () => {
     clearInterval(expirySweep);
+    await services.webhookDispatcher.stop();
     services.idempotency.close();
     services.close();
     await services.limiter.close();
@@ -464,6 +495,11 @@ export async function buildApp({
   await app.register(adminCreditGrantRoutes, services);
   await app.register(adminLimitRoutes, services);
   await app.register(adminServiceTokenRoutes, services);
+  await app.register(webhookEndpointRoutes, { webhooks: services.webhooks });
+  await app.register(adminWebhookEndpointRoutes, {
+    webhooks: services.webhooks,
+    serviceTokens: services.serviceTokens,
+  });
   await app.register(authorizeRoutes, { ...services, access: accessFor("authorize") });
   await app.register(forwardAuthRoutes, {
     ...services,

@@ -38,6 +38,12 @@ export interface LatchkeyMetrics {
   keysExpired: Counter;
   /** Console sign-in attempts by outcome (`signed_in`, `refused`, `throttled`). */
   consoleSignIns: Counter<"outcome">;
+  /** Webhook attempts by outcome: `delivered`, `retrying` (failed, tried again later), `failed` (for good). */
+  webhookDeliveries: Counter<"outcome">;
+  /** Webhook deliveries waiting to be sent (the outbox's depth), as this node last counted them. */
+  webhookQueueDepth: Gauge;
+  /** Time of each webhook attempt, from the request's start to the receiver's answer (or the cut). */
+  webhookDeliverySeconds: Histogram;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -150,6 +156,23 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
       name: "latchkey_console_sign_ins_total",
       help: "Console sign-in attempts by outcome (signed_in, refused, throttled).",
       labelNames: ["outcome"],
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: "latchkey_webhook_deliveries_total",
+      help: "Webhook attempts by outcome: delivered, retrying (failed, tried again later), failed (for good).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    webhookQueueDepth: new Gauge({
+      name: "latchkey_webhook_queue_depth",
+      help: "Webhook deliveries waiting to be sent, as this node last counted them.",
+      registers,
+    }),
+    webhookDeliverySeconds: new Histogram({
+      name: "latchkey_webhook_delivery_seconds",
+      help: "Time of each webhook attempt, from the request's start to the receiver's answer or the cut.",
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
       registers,
     }),
   };

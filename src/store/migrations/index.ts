@@ -13,6 +13,7 @@ import { mcpOauth } from "./011-mcp-oauth.js";
 import { twoFactor } from "./012-two-factor.js";
 import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
 import { provisioning } from "./015-provisioning.js";
+import { webhooks } from "./018-webhooks.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "012-two-factor": twoFactor,
   "014-console-secret-handoffs": consoleSecretHandoffs,
   "015-provisioning": provisioning,
+  "018-webhooks": webhooks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
