@@ -28,6 +28,8 @@ export interface WebhookReceiver {
   rejected: { headers: IncomingMessage["headers"]; body: string }[];
   /** What the next requests are answered (204 by default). */
   answer: ReceiverAnswer;
+  /** When set, the answer to a verified delivery of this message id (instead of `answer`). */
+  answerFor?: (messageId: string) => ReceiverAnswer;
   /** Waits until `predicate` holds for the verified deliveries. */
   waitFor(predicate: (deliveries: VerifiedDelivery[]) => boolean, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -96,7 +98,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
             response.writeHead(401).end();
             return;
           }
-          const answer = receiver.answer;
+          const answer = receiver.answerFor?.(headers["webhook-id"] ?? "") ?? receiver.answer;
           receiver.deliveries.push({
             id: headers["webhook-id"] ?? "",
             timestamp: Number(headers["webhook-timestamp"]),
