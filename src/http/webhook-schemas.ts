@@ -145,7 +145,7 @@ export const WebhookAttemptList = Type.Object(
       Type.Object({
         id: Type.String({ description: "`wha_...` identifier." }),
         message_id: Type.String(),
-        status: Type.String({ enum: ["succeeded", "failed"] }),
+        status: Type.Unsafe<"succeeded" | "failed">({ type: "string", enum: ["succeeded", "failed"] }),
         response_status: Type.Union([Type.Integer(), Type.Null()], {
           description: "The receiver's status; null when it never answered.",
         }),

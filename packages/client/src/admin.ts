@@ -23,6 +23,7 @@ import type {
 import { allPages } from "./pages.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type { CreatedKey } from "./types.js";
+import { WebhooksResource } from "./webhooks.js";
 
 /**
  * The provisioning API (`/v1/admin`), reached as `client.admin`: the platform's own code signs
@@ -32,10 +33,13 @@ import type { CreatedKey } from "./types.js";
  */
 export class AdminResource {
   readonly #transport: Transport;
+  /** The platform's webhook endpoints: every organization's events, and the organizations' own. */
+  readonly webhooks: WebhooksResource;
 
   /** @internal Built by `LatchkeyClient`. */
   constructor(transport: Transport) {
     this.#transport = transport;
+    this.webhooks = new WebhooksResource(transport, "/v1/admin");
   }
 
   #send<T>(spec: Omit<RequestSpec, "authentication">): Promise<T> {
