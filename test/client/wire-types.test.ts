@@ -138,10 +138,7 @@ export const driftSends: Sends<Omit<Client.AuthorizeRequest, "credits"> & { cred
 `;
 
 test("the client's wire types match the server's TypeBox schemas, and drifts are caught", () => {
-  expect(failingTypeChecks(IMPORTS + KEYS + PLATFORM + RESOURCES + ADMIN + WEBHOOKS + DRIFTS).sort()).toEqual([
-    "driftMissing",
-    "driftOptional",
-    "driftRetyped",
-    "driftSends",
-  ]);
+  expect(failingTypeChecks(IMPORTS + KEYS + PLATFORM + RESOURCES + ADMIN + WEBHOOKS + DRIFTS).sort()).toEqual(
+    ["driftMissing", "driftOptional", "driftRetyped", "driftSends"],
+  );
 }, 60_000);
