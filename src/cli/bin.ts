@@ -40,6 +40,7 @@ const REGISTRARS: Record<string, Registrar> = {
   "service-token": async () => (await import("./service-token-commands.js")).registerServiceTokenCommands,
   audit: async () => (await import("./audit-command.js")).registerAuditCommand,
   user: async () => (await import("./user-commands.js")).registerUserCommands,
+  webhooks: async () => (await import("./webhook-commands.js")).registerWebhookCommands,
 };
 
 // Anything else (no command, --help, a mistyped command) needs every command, for the list or the error.
