@@ -107,6 +107,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
         }),
       ),
     );
+    if (claimed.length > 0 && metrics) metrics.webhookQueueDepth.set(await store.depth());
     return claimed.length;
   }
 

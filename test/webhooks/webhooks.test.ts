@@ -63,6 +63,14 @@ describe("webhooks: endpoints and delivery (Standard Webhooks, verified by the r
     const list = await testApp.app.inject({ url: "/v1/webhook-endpoints", headers: owner.headers });
     expect(list.body).not.toContain(endpoint.secret);
     expect(list.json<{ data: unknown[] }>().data).toHaveLength(1);
+
+    // The attempt is counted and timed; the queue is empty again.
+    await expect
+      .poll(async () => (await testApp.app.inject({ url: "/metrics" })).body)
+      .toContain('latchkey_webhook_deliveries_total{outcome="delivered"} 1');
+    const metrics = (await testApp.app.inject({ url: "/metrics" })).body;
+    expect(metrics).toMatch(/^latchkey_webhook_delivery_seconds_count 1$/m);
+    expect(metrics).toMatch(/^latchkey_webhook_queue_depth 0$/m);
   });
 
   it("retries a failing receiver on the schedule, keeps every attempt, and delivers once it answers 2xx", async () => {
