@@ -23,12 +23,14 @@ const Url = Type.String({
   minLength: 1,
   maxLength: MAX_WEBHOOK_URL_LENGTH,
   description: "Where events are POSTed: https, to a host whose addresses are all public.",
+  examples: ["https://hooks.example.com/latchkey"],
 });
 const EventType = Type.Unsafe<WebhookEventType>({ type: "string", enum: [...WEBHOOK_EVENT_TYPES] });
 const Events = Type.Array(EventType, {
   minItems: 1,
   maxItems: WEBHOOK_EVENT_TYPES.length,
   description: "Event types sent to this endpoint.",
+  examples: [["api_key.created", "api_key.leaked"]],
 });
 const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]);
 
@@ -180,8 +182,12 @@ export const ResendAnswer = Type.Object(
 
 export const EndpointDeleted = Type.Null({ description: "The endpoint is deleted. No body." });
 
-export const EndpointParams = Type.Object({ id: Type.String() });
-export const MessageParams = Type.Object({ id: Type.String() });
+export const EndpointParams = Type.Object({
+  id: Type.String({ pattern: "^whe_[A-Za-z0-9]{1,64}$", description: "`whe_...` identifier." }),
+});
+export const MessageParams = Type.Object({
+  id: Type.String({ pattern: "^msg_[A-Za-z0-9]{1,64}$", description: "`msg_...`: the `webhook-id` header." }),
+});
 
 export const WebhookPageQuery = Type.Object(
   {

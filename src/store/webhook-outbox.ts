@@ -26,11 +26,14 @@ export async function enqueueEvent(
   only?: { endpointId: string },
 ): Promise<string | null> {
   const platformOnly = PLATFORM_ONLY_EVENT_TYPES.includes(event.type);
-  let select = db.selectFrom("webhook_endpoints").select(["id", "events"]).where("enabled", "=", 1);
+  let select = db.selectFrom("webhook_endpoints").select(["id", "events"]);
+  // A test goes to its endpoint even while it is disabled: that is how one checks it before enabling it.
   if (only) select = select.where("id", "=", only.endpointId);
-  else if (platformOnly || event.orgId === null) select = select.where("org_id", "is", null);
+  else if (platformOnly || event.orgId === null)
+    select = select.where("enabled", "=", 1).where("org_id", "is", null);
   else {
     const orgId = event.orgId;
+    select = select.where("enabled", "=", 1);
     select = select.where((eb) => eb.or([eb("org_id", "is", null), eb("org_id", "=", orgId)]));
   }
   const endpoints = (await select.execute()).filter((row) => only || subscribes(row, event.type));

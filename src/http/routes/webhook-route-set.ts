@@ -66,7 +66,8 @@ export function registerWebhookRoutes(
     tags: set.tags,
     security: set.security,
   });
-  const refusals = (...codes: ErrorCode[]) => errorResponses(...set.refusals, ...codes);
+  // A malformed query, or a body sent where none is expected, is a 400 on every route.
+  const refusals = (...codes: ErrorCode[]) => errorResponses(...set.refusals, "invalid_request", ...codes);
   const bodyRefusals = ["invalid_request", "payload_too_large", "unsupported_media_type"] as const;
 
   routes.post(
@@ -151,7 +152,7 @@ export function registerWebhookRoutes(
       schema: {
         ...common("DeleteWebhookEndpoint", "Delete a webhook endpoint and what it still had to send"),
         params: EndpointParams,
-        response: { 204: EndpointDeleted, ...refusals("not_found") },
+        response: { 204: EndpointDeleted, ...refusals(...bodyRefusals, "not_found") },
       },
     },
     async (request, reply) => {
@@ -168,7 +169,7 @@ export function registerWebhookRoutes(
       schema: {
         ...common("RotateWebhookSecret", "A new signing secret; the old one keeps signing for 24 hours"),
         params: EndpointParams,
-        response: { 200: RotatedWebhookSecret, ...refusals("not_found") },
+        response: { 200: RotatedWebhookSecret, ...refusals(...bodyRefusals, "not_found") },
       },
     },
     async (request) => {
@@ -190,7 +191,7 @@ export function registerWebhookRoutes(
       schema: {
         ...common("TestWebhookEndpoint", "Send a webhook.test event to this endpoint"),
         params: EndpointParams,
-        response: { 202: WebhookMessageRecord, ...refusals("not_found") },
+        response: { 202: WebhookMessageRecord, ...refusals(...bodyRefusals, "not_found") },
       },
     },
     async (request, reply) => {
@@ -231,7 +232,7 @@ export function registerWebhookRoutes(
         description: "The message keeps its id (`webhook-id`), so a receiver that had it can tell.",
         params: MessageParams,
         querystring: ResendQuery,
-        response: { 202: ResendAnswer, ...refusals("invalid_request", "not_found") },
+        response: { 202: ResendAnswer, ...refusals(...bodyRefusals, "not_found") },
       },
     },
     async (request, reply) => {
