@@ -39,6 +39,7 @@ const INTEGRATION = [
   "test/store/database-faults.test.ts",
   "test/store/plan-store.test.ts",
   "test/store/postgres-store.test.ts",
+  "test/webhooks/**",
 ];
 
 export default defineConfig({

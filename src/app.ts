@@ -91,6 +91,11 @@ import { createDecisionTally, type DecisionTally, talliedAccess } from "./servic
 import { createUsageExport, type UsageExport } from "./services/usage-export.js";
 import { usageExportRoutes } from "./http/routes/usage-export.js";
 import { adminUsageExportRoutes } from "./http/routes/admin-usage-export.js";
+import { createWebhookAlerts } from "./services/webhook-alerts.js";
+import { createWebhookEndpoints, type WebhookEndpoints } from "./services/webhook-endpoints.js";
+import { createWebhookDispatcher, type WebhookDispatcher } from "./webhooks/dispatcher.js";
+import { webhookEndpointRoutes } from "./http/routes/webhook-endpoints.js";
+import { adminWebhookEndpointRoutes } from "./http/routes/admin-webhook-endpoints.js";
 import type { KeyStore } from "./store/key-store.js";
 import { openStores } from "./store/open-database.js";
 import { heldUntilReleased, stderrLog } from "./warning-log.js";
@@ -145,6 +150,10 @@ export interface Services {
   mcpOauth: McpOauth;
   /** What a secret scanner's report of a leaked secret does (LATCHKEY_LEAKED_KEYS). */
   leaks: LeakResponse;
+  /** Webhook endpoints of organizations and of the platform (docs/webhooks.md). */
+  webhooks: WebhookEndpoints;
+  /** Sends the outbox's deliveries; started by buildApp, one loop per node. */
+  webhookDispatcher: WebhookDispatcher;
   /** Prometheus metrics; null with LATCHKEY_METRICS=off. */
   metrics: LatchkeyMetrics | null;
   /** What keeps the SQLite record caches exact; absent on PostgreSQL (src/cache/freshness.ts). */
@@ -244,7 +253,12 @@ export async function createServices(
     metrics,
   );
   const plans = createPlanService(coherence.plans, { imageCredits: config.defaultImageCredits }, clock);
-  const credits = createCreditLedger(coherence.plans, clock);
+  const alerts = createWebhookAlerts({
+    enqueue: (event) => stores.webhooks.enqueue(event),
+    now: () => clock.now(),
+    log,
+  });
+  const credits = alerts.watchCredits(createCreditLedger(coherence.plans, clock));
   const lastUse = createLastUseRecorder({ store, clock, log });
   const decisions = createDecisionTally({ store: stores.usageExport, clock, log });
   const expiries = createExpiryRecorder({
@@ -291,6 +305,7 @@ export async function createServices(
       trustedProxies: config.trustedProxies.length > 0 ? blockListOf(config.trustedProxies) : undefined,
       now: () => clock.now(),
       onExpired: (key) => expiries.note(key),
+      onRateLimited: (orgId, refusal) => alerts.rateLimited(orgId, refusal),
     }),
     plans,
     groups,
@@ -341,6 +356,20 @@ export async function createServices(
       clock,
       action: config.leakedKeys,
       ...(metrics ? { onLeak: (action) => metrics.leakedKeys.inc({ action }) } : {}),
+    }),
+    webhooks: createWebhookEndpoints({
+      store: stores.webhooks,
+      clock,
+      allowPrivate: config.webhooksAllowPrivate,
+    }),
+    webhookDispatcher: createWebhookDispatcher({
+      store: stores.webhooks,
+      clock,
+      scale: { divisor: config.webhooksTimeDivisor },
+      allowPrivate: config.webhooksAllowPrivate,
+      pollMs: config.webhooksPollMs,
+      metrics,
+      log,
     }),
     metrics,
     ...(stores.freshness ? { freshness: stores.freshness } : {}),
@@ -459,8 +488,10 @@ export async function buildApp({
     });
   }, EXPIRY_SWEEP_INTERVAL_MS);
   expirySweep.unref();
+  services.webhookDispatcher.start();
   app.addHook("onClose", async () => {
     clearInterval(expirySweep);
+    await services.webhookDispatcher.stop();
     services.idempotency.close();
     services.close();
     await services.limiter.close();
@@ -507,6 +538,11 @@ export async function buildApp({
   await app.register(adminLimitRoutes, services);
   await app.register(adminServiceTokenRoutes, services);
   await app.register(adminUsageExportRoutes, services);
+  await app.register(webhookEndpointRoutes, { webhooks: services.webhooks });
+  await app.register(adminWebhookEndpointRoutes, {
+    webhooks: services.webhooks,
+    serviceTokens: services.serviceTokens,
+  });
   // The platform's decisions are counted for the usage export; management requests are not.
   await app.register(authorizeRoutes, {
     ...services,

@@ -81,6 +81,9 @@ const ConfigSchema = Type.Object({
   LATCHKEY_REDIS_OUTAGE_AFTER_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 2000 }),
   LATCHKEY_LIMITER_OUTAGE: Type.Union([Type.Literal("local"), Type.Literal("refuse")], { default: "local" }),
   LATCHKEY_SECRET_SCANNING_KEYS: Type.Optional(Type.String({ minLength: 1 })),
+  LATCHKEY_WEBHOOKS_ALLOW_PRIVATE: Type.Union([Type.Literal("on"), Type.Literal("off")], { default: "off" }),
+  LATCHKEY_WEBHOOKS_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+  LATCHKEY_WEBHOOKS_TIME_DIVISOR: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
   LATCHKEY_LEAKED_KEYS: Type.Union([Type.Literal("disable"), Type.Literal("flag")], { default: "disable" }),
   // Never below production's 15, except the test setting, whose name says what it is.
   LATCHKEY_PASSWORD_COST: Type.String({
@@ -215,6 +218,12 @@ export interface Config {
   secretScanningKeysFile: string | undefined;
   /** What a reported leak does to its key (LATCHKEY_LEAKED_KEYS): `disable` it, or only `flag` it. */
   leakedKeys: "disable" | "flag";
+  /** Webhooks (docs/webhooks.md): private addresses and http allowed (LATCHKEY_WEBHOOKS_ALLOW_PRIVATE). */
+  webhooksAllowPrivate: boolean;
+  /** How often each node looks for due webhook deliveries (LATCHKEY_WEBHOOKS_POLL_MS). */
+  webhooksPollMs: number;
+  /** Divides the retry schedule and the five days before a failing endpoint is disabled (tests, demos). */
+  webhooksTimeDivisor: number;
   /**
    * log2 of scrypt's N for new console password hashes (LATCHKEY_PASSWORD_COST): 15 (the default) to
    * 20; `insecure-test` (2^10) only in test suites, which hash hundreds of passwords.
@@ -304,6 +313,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     limiterOutage: config.LATCHKEY_LIMITER_OUTAGE,
     secretScanningKeysFile: config.LATCHKEY_SECRET_SCANNING_KEYS,
     leakedKeys: config.LATCHKEY_LEAKED_KEYS,
+    webhooksAllowPrivate: config.LATCHKEY_WEBHOOKS_ALLOW_PRIVATE === "on",
+    webhooksPollMs: config.LATCHKEY_WEBHOOKS_POLL_MS,
+    webhooksTimeDivisor: config.LATCHKEY_WEBHOOKS_TIME_DIVISOR,
     passwordCost:
       config.LATCHKEY_PASSWORD_COST === INSECURE_TEST_COST
         ? TEST_PASSWORD_COST

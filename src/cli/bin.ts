@@ -41,6 +41,7 @@ const REGISTRARS: Record<string, Registrar> = {
   audit: async () => (await import("./audit-command.js")).registerAuditCommand,
   user: async () => (await import("./user-commands.js")).registerUserCommands,
   usage: async () => (await import("./usage-export-command.js")).registerUsageCommands,
+  webhooks: async () => (await import("./webhook-commands.js")).registerWebhookCommands,
 };
 
 // Anything else (no command, --help, a mistyped command) needs every command, for the list or the error.

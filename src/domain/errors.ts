@@ -36,6 +36,9 @@ export const ERROR_STATUS = {
   missing_scope: 403,
   organization_disabled: 403,
   external_id_taken: 409,
+  // Webhooks (docs/webhooks.md).
+  webhook_url_not_allowed: 400,
+  webhook_endpoint_quota_exceeded: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

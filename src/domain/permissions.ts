@@ -26,6 +26,8 @@ export const PERMISSION_CATALOGUE = [
   "api_keys:delete",
   "usage:read",
   "audit:read",
+  "webhooks:read",
+  "webhooks:create_update",
 ] as const;
 
 export type Permission = (typeof PERMISSION_CATALOGUE)[number];

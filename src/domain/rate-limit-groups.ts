@@ -8,6 +8,8 @@ export const RATE_LIMIT_GROUPS = [
   "storage-destination:write",
   "og-config:read",
   "og-config:write",
+  "webhook:read",
+  "webhook:write",
 ] as const;
 
 export type RateLimitGroup = (typeof RATE_LIMIT_GROUPS)[number];

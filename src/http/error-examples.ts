@@ -10,6 +10,8 @@ import { unauthorized } from "../services/authenticate.js";
 import { missingPermission } from "../services/operations.js";
 import { invalidServiceToken } from "../services/service-tokens.js";
 import { invalidSignature } from "../services/leak-response.js";
+import { webhookUrlProblem } from "../domain/webhook-addresses.js";
+import { webhookEndpointQuotaExceeded } from "../services/webhook-endpoints.js";
 import { databaseUnavailable } from "../store/database-errors.js";
 import { errorBody } from "./error-handler.js";
 import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
@@ -90,6 +92,12 @@ const EXAMPLE_ERRORS: Record<ErrorCode, () => LatchkeyError> = {
   missing_scope: () => missingScope("provision"),
   organization_disabled: organizationDisabled,
   external_id_taken: () => externalIdTaken("cus_9f8e7d"),
+  webhook_url_not_allowed: () =>
+    new LatchkeyError(
+      "webhook_url_not_allowed",
+      webhookUrlProblem("http://hooks.example.com/latchkey", false) ?? "",
+    ),
+  webhook_endpoint_quota_exceeded: webhookEndpointQuotaExceeded,
 };
 
 /** The example body of one error code. */

@@ -76,6 +76,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: "OG configurations", description: "Open Graph image configurations." },
         { name: "Audit", description: "Who changed what, when: the audit trail (`audit:read`)." },
         {
+          name: "Webhooks",
+          description:
+            "Events sent to the organization's endpoints, signed by the Standard Webhooks rules (docs/webhooks.md).",
+        },
+        {
           name: "Secret scanning",
           description: "Reports of leaked secrets from GitHub's secret scanning partner program.",
         },

@@ -40,6 +40,12 @@ export interface LatchkeyMetrics {
   consoleSignIns: Counter<"outcome">;
   /** MCP connections revoked, by reason (src/domain/connection-revocations.ts). */
   oauthConnectionsRevoked: Counter<"reason">;
+  /** Webhook attempts by outcome: `delivered`, `retrying` (failed, tried again later), `failed` (for good). */
+  webhookDeliveries: Counter<"outcome">;
+  /** Webhook deliveries waiting to be sent (the outbox's depth), as this node last counted them. */
+  webhookQueueDepth: Gauge;
+  /** Time of each webhook attempt, from the request's start to the receiver's answer (or the cut). */
+  webhookDeliverySeconds: Histogram;
 }
 
 // Latchkey answers most requests in about a millisecond: buckets start well below the default 5 ms.
@@ -158,6 +164,23 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
       name: "latchkey_oauth_connections_revoked_total",
       help: "MCP connections revoked, by reason (member_removed, role_changed, user_removed, password_changed, password_reset, two_factor_reset, refresh_token_reused, code_reused, revoked_by_user).",
       labelNames: ["reason"],
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: "latchkey_webhook_deliveries_total",
+      help: "Webhook attempts by outcome: delivered, retrying (failed, tried again later), failed (for good).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    webhookQueueDepth: new Gauge({
+      name: "latchkey_webhook_queue_depth",
+      help: "Webhook deliveries waiting to be sent, as this node last counted them.",
+      registers,
+    }),
+    webhookDeliverySeconds: new Histogram({
+      name: "latchkey_webhook_delivery_seconds",
+      help: "Time of each webhook attempt, from the request's start to the receiver's answer or the cut.",
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
       registers,
     }),
   };

@@ -82,6 +82,8 @@ export interface AccessControlDeps {
   now?: () => number;
   /** Told of keys refused because they expired, to record it once (services/expiry-recorder.ts). */
   onExpired?: (key: ApiKeyRecord) => void;
+  /** Told of each rate-limit refusal (the `rate_limit.exhausted` webhook); never waits, never throws. */
+  onRateLimited?: (orgId: string, refusal: { group: string; quota: number; windowSeconds: number }) => void;
 }
 
 /** The limiter found the cached key's record version outdated: decide again on the database's key. */
@@ -180,6 +182,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
         const error = new LatchkeyError("rate_limited", message, {
           retryAfterSeconds: limit.retryAfterSeconds,
         });
+        deps.onRateLimited?.(caller.orgId, limit);
         return refuse(error, { rateLimit: limit });
       }
     }

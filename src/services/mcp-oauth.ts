@@ -30,9 +30,12 @@ export const ACCESS_TOKEN_SECONDS = 3600;
 const CODE_MS = 10 * 60_000;
 const DAY_MS = 86_400_000;
 
-/** What a connection may be granted: the resource families and usage, never keys, audit or all-future. */
+/**
+ * What a connection may be granted: the resource families and usage, never keys, audit, webhooks (an
+ * endpoint's create answers its signing secret) or all-future.
+ */
 export const CONNECTION_PERMISSIONS: readonly Permission[] = PERMISSION_CATALOGUE.filter(
-  (p) => !p.startsWith("api_keys:") && p !== "audit:read",
+  (p) => !p.startsWith("api_keys:") && !p.startsWith("webhooks:") && p !== "audit:read",
 );
 
 const base64urlSha256 = (text: string) => createHash("sha256").update(text).digest("base64url");

@@ -35,3 +35,9 @@ export const AUDIT_OPERATION = {
   permission: "audit:read",
   group: "api-key:read",
 } as const satisfies OperationPolicy;
+
+/** Webhook endpoints, their attempts, tests and resends (docs/webhooks.md). */
+export const WEBHOOK_OPERATIONS = {
+  read: { permission: "webhooks:read", group: "webhook:read" },
+  write: { permission: "webhooks:create_update", group: "webhook:write" },
+} as const satisfies Record<string, OperationPolicy>;

@@ -1,7 +1,9 @@
 import type { Kysely } from "kysely";
 import type { AuditAction, AuditEntry } from "../domain/audit.js";
+import { eventOfAuditEntry } from "../domain/webhook-events.js";
 import type { AuditStore } from "./audit-store.js";
 import type { AuditEventsTable, Database } from "./schema.js";
+import { enqueueEvent } from "./webhook-outbox.js";
 
 function entryToRow(entry: AuditEntry): AuditEventsTable {
   return {
@@ -31,10 +33,14 @@ function rowToEntry(row: AuditEventsTable): AuditEntry {
 
 /**
  * Writes one entry with `db`, which the caller passes as the transaction of the change being recorded:
- * the entry commits with the change or not at all.
+ * the entry commits with the change or not at all. So does the webhook event the change causes (the
+ * outbox, docs/webhooks.md): an acknowledged change always has its event, across a crash.
  */
 export async function insertAuditEntry(db: Kysely<Database>, entry: AuditEntry | undefined): Promise<void> {
-  if (entry) await db.insertInto("audit_events").values(entryToRow(entry)).execute();
+  if (!entry) return;
+  await db.insertInto("audit_events").values(entryToRow(entry)).execute();
+  const event = eventOfAuditEntry(entry);
+  if (event) await enqueueEvent(db, event);
 }
 
 export function createKyselyAuditStore(db: Kysely<Database>): AuditStore {

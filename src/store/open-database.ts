@@ -24,6 +24,8 @@ import { createKyselyOrganizationStore } from "./kysely-organization-store.js";
 import type { OrganizationStore } from "./organization-store.js";
 import type { CreditGrantStore } from "./credit-grant-store.js";
 import { createKyselyCreditGrantStore } from "./kysely-credit-grants.js";
+import { createKyselyWebhookStore } from "./kysely-webhook-store.js";
+import type { WebhookStore } from "./webhook-store.js";
 import { createKyselyRateLimitGroupStore } from "./kysely-rate-limit-groups.js";
 import type { RateLimitGroupStore } from "./rate-limit-group-store.js";
 import { migrateToLatest } from "./migrations/index.js";
@@ -154,6 +156,8 @@ export interface Stores {
   plans: PlanStore;
   /** Credit grants (top-ups); consumed through `plans.consumeWithGrants`. */
   creditGrants: CreditGrantStore;
+  /** Webhook endpoints, the outbox's deliveries and the attempts log. */
+  webhooks: WebhookStore;
   /** The platform's rate-limit groups declared through the admin API. */
   groups: RateLimitGroupStore;
   serviceTokens: ServiceTokenStore;
@@ -215,6 +219,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     organizations: createKyselyOrganizationStore(db, dialect),
     plans: createKyselyPlanStore(db, { dialect, sqlite: connection }),
     creditGrants: createKyselyCreditGrantStore(db),
+    webhooks: createKyselyWebhookStore(db, dialect),
     groups: createKyselyRateLimitGroupStore(db),
     serviceTokens: createKyselyServiceTokenStore(db),
     audit: createKyselyAuditStore(db),

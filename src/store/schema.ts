@@ -113,6 +113,62 @@ export interface CreditGrantsTable {
   expires_at: number | null;
   reason: string | null;
   created_at: number;
+  /** Epoch milliseconds its expiry was announced to webhooks (migration 018); null: not yet. */
+  expiry_announced_at?: number | null;
+}
+
+/** A webhook endpoint (migration 018): an organization's (org_id) or the platform's (org_id null). */
+export interface WebhookEndpointsTable {
+  id: string;
+  org_id: string | null;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  description: string | null;
+  enabled: number;
+  /** The signing secret (`whsec_...`); the sender needs it as it is. */
+  secret: string;
+  /** The secret a rotation replaced, signing beside the new one until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  /** Epoch milliseconds of the first failed attempt since the last success; null: not failing. */
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The outbox: one row per event, written in the transaction of the change that caused it. */
+export interface WebhookMessagesTable {
+  id: string;
+  org_id: string | null;
+  type: string;
+  at: number;
+  /** JSON object. */
+  data: string;
+  dedupe_key: string | null;
+}
+
+/** One message to one endpoint: the queue nodes claim attempts from. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  next_attempt_at: number;
+  created_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  message_id: string;
+  endpoint_id: string;
+  status: "succeeded" | "failed";
+  response_status: number | null;
+  duration_ms: number;
+  at: number;
+  response_excerpt: string | null;
 }
 
 export interface ServiceTokensTable {
@@ -344,4 +400,8 @@ export interface Database {
   console_secret_handoffs: ConsoleSecretHandoffsTable;
   leak_reports: LeakReportsTable;
   console_invitations: ConsoleInvitationsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

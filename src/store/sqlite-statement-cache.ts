@@ -6,7 +6,16 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
  * make cached keys, plans and tokens be read again. A write to any other table, or any statement not
  * recognised as a read, counts as a change of cached data.
  */
-const UNCACHED_TABLES = new Set(["credit_periods", "usage_hours", "decision_hours"]);
+const UNCACHED_TABLES = new Set([
+  "credit_periods",
+  "usage_hours",
+  "decision_hours",
+  // Webhooks (docs/webhooks.md): the delivery loop writes them every few seconds; no cache holds them.
+  "webhook_endpoints",
+  "webhook_messages",
+  "webhook_deliveries",
+  "webhook_attempts",
+]);
 
 const READ_ONLY = /^\s*(select|begin|commit|end|rollback|savepoint|release|pragma\s+data_version)\b/i;
 

@@ -17,6 +17,8 @@ import type * as Admin from "../../src/http/admin-schemas.js";
 import type * as Limits from "../../src/http/limit-schemas.js";
 import type * as ClientAdmin from "../../packages/client/src/admin-types.js";
 import type * as Export from "../../src/http/usage-export-schemas.js";
+import type * as Webhooks from "../../src/http/webhook-schemas.js";
+import type * as ClientWebhooks from "../../packages/client/src/webhook-types.js";
 type KeyRequest = Static<typeof Keys.KeyConfigurationBody>;
 type KeyRecord = Static<typeof Keys.KeyRecord>;
 type Created = Static<typeof Keys.CreatedKeyRecord>;
@@ -116,6 +118,30 @@ export const groupReads: Reads<ClientAdmin.GroupDefinition, GroupOut> = true;
 export const limitsReads: Reads<ClientAdmin.OrganizationLimits, LimitsOut> = true;
 `;
 
+const WEBHOOKS = `
+type WhCreate = Static<typeof Webhooks.WebhookEndpointCreateBody>;
+type WhUpdate = Static<typeof Webhooks.WebhookEndpointUpdateBody>;
+type WhRecord = Static<typeof Webhooks.WebhookEndpointRecord>;
+type WhCreated = Static<typeof Webhooks.CreatedWebhookEndpoint>;
+type WhList = Static<typeof Webhooks.WebhookEndpointList>;
+type WhRotated = Static<typeof Webhooks.RotatedWebhookSecret>;
+type WhMessage = Static<typeof Webhooks.WebhookMessageRecord>;
+type WhAttempts = Static<typeof Webhooks.WebhookAttemptList>;
+export const whCreateKeys: SameKeys<ClientWebhooks.CreateWebhookEndpointRequest, WhCreate> = true;
+export const whCreateRequired: SameRequired<ClientWebhooks.CreateWebhookEndpointRequest, WhCreate> = true;
+export const whUpdateKeys: SameKeys<ClientWebhooks.UpdateWebhookEndpointRequest, WhUpdate> = true;
+export const whRecordKeys: SameKeys<ClientWebhooks.WebhookEndpoint, WhRecord> = true;
+export const whRecordReads: Reads<ClientWebhooks.WebhookEndpoint, WhRecord> = true;
+export const whCreatedKeys: SameKeys<ClientWebhooks.CreatedWebhookEndpoint, WhCreated> = true;
+export const whCreatedReads: Reads<ClientWebhooks.CreatedWebhookEndpoint, WhCreated> = true;
+export const whListKeys: SameKeys<ClientWebhooks.WebhookEndpointPage, WhList> = true;
+export const whRotatedKeys: SameKeys<ClientWebhooks.RotatedWebhookSecret, WhRotated> = true;
+export const whMessageKeys: SameKeys<ClientWebhooks.WebhookMessage, WhMessage> = true;
+export const whMessageReads: Reads<ClientWebhooks.WebhookMessage, WhMessage> = true;
+export const whAttemptKeys: SameKeys<ClientWebhooks.WebhookAttempt, WhAttempts["data"][number]> = true;
+export const whAttemptReads: Reads<ClientWebhooks.WebhookAttemptPage, WhAttempts> = true;
+`;
+
 // Deliberate drifts: a member the client lacks, one it makes optional, and one it types differently.
 const DRIFTS = `
 export const driftMissing: SameKeys<Omit<Client.KeyRecord, "updated_at">, KeyRecord> = true;
@@ -125,10 +151,7 @@ export const driftSends: Sends<Omit<Client.AuthorizeRequest, "credits"> & { cred
 `;
 
 test("the client's wire types match the server's TypeBox schemas, and drifts are caught", () => {
-  expect(failingTypeChecks(IMPORTS + KEYS + PLATFORM + RESOURCES + ADMIN + DRIFTS).sort()).toEqual([
-    "driftMissing",
-    "driftOptional",
-    "driftRetyped",
-    "driftSends",
-  ]);
+  expect(failingTypeChecks(IMPORTS + KEYS + PLATFORM + RESOURCES + ADMIN + WEBHOOKS + DRIFTS).sort()).toEqual(
+    ["driftMissing", "driftOptional", "driftRetyped", "driftSends"],
+  );
 }, 60_000);

@@ -78,7 +78,13 @@ const summary = (request: FuzzRequest): Finding["request"] => {
 
 /** A fresh app over in-memory SQLite, an organization with records, and its credentials. */
 export async function fuzzTarget() {
-  const config = loadConfig({ LATCHKEY_DATABASE_URL: "sqlite::memory:", LATCHKEY_LOG_LEVEL: "silent" });
+  const config = loadConfig({
+    LATCHKEY_DATABASE_URL: "sqlite::memory:",
+    LATCHKEY_LOG_LEVEL: "silent",
+    // Webhook URLs are not resolved (no DNS here), and nothing is delivered during the run.
+    LATCHKEY_WEBHOOKS_ALLOW_PRIVATE: "on",
+    LATCHKEY_WEBHOOKS_POLL_MS: "60000",
+  });
   const logStream = new Writable({ write: (_chunk, _encoding, done) => done() });
   const { app, services } = await buildApp({ config, logStream });
   await app.ready();
@@ -116,6 +122,17 @@ export async function fuzzTarget() {
   for (const name of ["admin one", "admin two", "admin three", "admin four"]) {
     const created = await services.provisioning.create({ name }, "operator");
     ids.org.push(created.organization.id);
+  }
+  // Webhook endpoints (two of the organization, two of the platform) and a message sent to each.
+  ids.whe = [];
+  ids.msg = [];
+  for (const owner of [organization.id, null, organization.id, null]) {
+    const endpoint = await services.webhooks.create(owner, {
+      url: "https://hooks.example.com/",
+      events: ["webhook.test"],
+    });
+    ids.whe.push(endpoint.id);
+    ids.msg.push((await services.webhooks.test(owner, endpoint.id)).id);
   }
   const context: FuzzContext = {
     owner: { authorization: basic(owner.apiId, secret), apiId: owner.apiId },

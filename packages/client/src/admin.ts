@@ -24,6 +24,7 @@ import { allPages } from "./pages.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type { CreatedKey, PlatformUsageExportRow, UsageExportOptions } from "./types.js";
 import { exportText, ndjsonRows } from "./usage-export.js";
+import { WebhooksResource } from "./webhooks.js";
 
 /**
  * The provisioning API (`/v1/admin`), reached as `client.admin`: the platform's own code signs
@@ -33,10 +34,13 @@ import { exportText, ndjsonRows } from "./usage-export.js";
  */
 export class AdminResource {
   readonly #transport: Transport;
+  /** The platform's webhook endpoints: every organization's events, and the organizations' own. */
+  readonly webhooks: WebhooksResource;
 
   /** @internal Built by `LatchkeyClient`. */
   constructor(transport: Transport) {
     this.#transport = transport;
+    this.webhooks = new WebhooksResource(transport, "/v1/admin");
   }
 
   #send<T>(spec: Omit<RequestSpec, "authentication">): Promise<T> {

@@ -12,6 +12,7 @@ import { RequestSpacer, type SpacingOptions } from "./spacing.js";
 import { type RetryEvent, Transport } from "./transport.js";
 import type { AuthorizeDecision } from "./types.js";
 import { type ClientLogger, type WaitEvent, waitReporter } from "./waits.js";
+import { WebhooksResource } from "./webhooks.js";
 
 /**
  * How to reach latchkey and how patient to be. `baseUrl` is required, and credentials for what the
@@ -122,6 +123,8 @@ export class LatchkeyClient {
   readonly ogConfigs: ResourceFamilyClient;
   /** The provisioning API (`/v1/admin`; needs a `serviceToken` with the `provision` scope). */
   readonly admin: AdminResource;
+  /** The organization's webhook endpoints, attempts, tests and resends (`webhooks:*` permissions). */
+  readonly webhooks: WebhooksResource;
 
   constructor(options: LatchkeyClientOptions) {
     const hasKey = Boolean(options.apiId) || Boolean(options.apiKey);
@@ -160,6 +163,7 @@ export class LatchkeyClient {
     this.storageDestinations = new StorageDestinationsClient(transport);
     this.ogConfigs = new ResourceFamilyClient(transport, OG_CONFIGS_ROUTE);
     this.admin = new AdminResource(transport);
+    this.webhooks = new WebhooksResource(transport, "/v1");
     this.#transport = transport;
   }
 

@@ -41,6 +41,20 @@ export type { RotateOptions, RotationProgress } from "./rotate.js";
 export type { SpacingOptions } from "./spacing.js";
 export { type RetryEvent, SERVICE_TOKEN_HEADER } from "./transport.js";
 export type { ClientLogger, WaitEvent, WaitReason } from "./waits.js";
+export type { WebhooksResource } from "./webhooks.js";
+export type {
+  CreatedWebhookEndpoint,
+  CreateWebhookEndpointRequest,
+  RotatedWebhookSecret,
+  UpdateWebhookEndpointRequest,
+  WebhookAttempt,
+  WebhookAttemptPage,
+  WebhookEndpoint,
+  WebhookEndpointPage,
+  WebhookEventType,
+  WebhookMessage,
+  WebhookPageOptions,
+} from "./webhook-types.js";
 export type {
   AllowedDecision,
   AuthorizeDecision,

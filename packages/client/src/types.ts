@@ -28,6 +28,8 @@ export type Permission =
   | "api_keys:delete"
   | "usage:read"
   | "audit:read"
+  | "webhooks:read"
+  | "webhooks:create_update"
   | (string & {});
 
 /**

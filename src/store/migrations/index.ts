@@ -15,6 +15,7 @@ import { consoleSecretHandoffs } from "./014-console-secret-handoffs.js";
 import { provisioning } from "./015-provisioning.js";
 import { oauthGrants } from "./016-oauth-grants.js";
 import { leaksAndInvitations } from "./017-leaks-and-invitations.js";
+import { webhooks } from "./018-webhooks.js";
 import { decisionHours } from "./020-decision-hours.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   "015-provisioning": provisioning,
   "016-oauth-grants": oauthGrants,
   "017-leaks-and-invitations": leaksAndInvitations,
+  "018-webhooks": webhooks,
   "020-decision-hours": decisionHours,
 };
 

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from "fastify";
+import { WEBHOOK_OPERATIONS } from "../../services/operations.js";
+import type { WebhookEndpoints } from "../../services/webhook-endpoints.js";
+import { callerOf } from "../management-guard.js";
+import { registerWebhookRoutes } from "./webhook-route-set.js";
+
+/** `/v1/webhook-endpoints` and `/v1/webhook-messages`: an organization's own webhooks. */
+export async function webhookEndpointRoutes(
+  app: FastifyInstance,
+  { webhooks }: { webhooks: WebhookEndpoints },
+): Promise<void> {
+  registerWebhookRoutes(app, webhooks, {
+    base: "/v1",
+    ownerOf: (request) => callerOf(request).orgId,
+    operation: WEBHOOK_OPERATIONS,
+    security: [{ basicAuth: [] }],
+    refusals: ["unauthorized", "missing_permission", "rate_limited", "database_unavailable"],
+    idPrefix: "",
+    tags: ["Webhooks"],
+  });
+}

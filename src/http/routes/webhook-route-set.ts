@@ -1,0 +1,248 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ErrorCode } from "../../domain/errors.js";
+import type { OperationPolicy } from "../../services/operations.js";
+import type { WebhookEndpoints } from "../../services/webhook-endpoints.js";
+import type { EndpointOwner } from "../../store/webhook-store.js";
+import { rejectOtherMethods } from "../method-not-allowed.js";
+import { sendNoStore } from "../no-store.js";
+import { errorResponses } from "../schemas.js";
+import {
+  attemptJson,
+  CreatedWebhookEndpoint,
+  EndpointDeleted,
+  EndpointParams,
+  endpointJson,
+  MessageParams,
+  messageJson,
+  ResendAnswer,
+  ResendQuery,
+  RotatedWebhookSecret,
+  WebhookAttemptList,
+  WebhookEndpointCreateBody,
+  WebhookEndpointList,
+  WebhookEndpointRecord,
+  WebhookEndpointUpdateBody,
+  WebhookMessageRecord,
+  WebhookPageQuery,
+} from "../webhook-schemas.js";
+
+/** Who calls a set of webhook routes and how: an organization's keys, or the platform's token. */
+export interface WebhookRouteSet {
+  /** `/v1` or `/v1/admin`. */
+  base: string;
+  /** The endpoints' owner of a request: the caller's organization, or null (the platform). */
+  ownerOf(request: FastifyRequest): EndpointOwner;
+  /** What a route demands of an organization's key; none for the platform's routes (their guard). */
+  operation?: { read: OperationPolicy; write: OperationPolicy };
+  security: Record<string, string[]>[];
+  /** The refusals every route of the set may answer before its own. */
+  refusals: readonly ErrorCode[];
+  /** Operation ids are prefixed for the platform's set (`adminCreateWebhookEndpoint`). */
+  idPrefix: string;
+  tags: string[];
+}
+
+/**
+ * The webhook routes (docs/webhooks.md), the same for an organization (`/v1/webhook-endpoints`) and
+ * for the platform (`/v1/admin/webhook-endpoints`): endpoints, secret rotation, test, attempts, resend.
+ */
+export function registerWebhookRoutes(
+  app: FastifyInstance,
+  webhooks: WebhookEndpoints,
+  set: WebhookRouteSet,
+): void {
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+  sendNoStore(routes);
+  const collection = `${set.base}/webhook-endpoints`;
+  const one = `${collection}/:id`;
+  const config = (kind: "read" | "write") =>
+    set.operation ? { config: { operation: set.operation[kind] } } : {};
+  const common = (operationId: string, summary: string) => ({
+    operationId: set.idPrefix
+      ? `${set.idPrefix}${operationId}`
+      : operationId[0]!.toLowerCase() + operationId.slice(1),
+    summary,
+    tags: set.tags,
+    security: set.security,
+  });
+  // A malformed query, or a body sent where none is expected, is a 400 on every route.
+  const refusals = (...codes: ErrorCode[]) => errorResponses(...set.refusals, "invalid_request", ...codes);
+  const bodyRefusals = ["invalid_request", "payload_too_large", "unsupported_media_type"] as const;
+
+  routes.post(
+    collection,
+    {
+      ...config("write"),
+      schema: {
+        ...common("CreateWebhookEndpoint", "Subscribe an endpoint to events"),
+        description:
+          "Answers the signing secret (`whsec_...`) this once. The URL must be https and resolve only to public " +
+          "addresses (400 `webhook_url_not_allowed`); at most 20 endpoints (409 `webhook_endpoint_quota_exceeded`).",
+        body: WebhookEndpointCreateBody,
+        response: {
+          201: CreatedWebhookEndpoint,
+          ...refusals(...bodyRefusals, "webhook_url_not_allowed", "webhook_endpoint_quota_exceeded"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const endpoint = await webhooks.create(set.ownerOf(request), request.body);
+      return reply.code(201).send({ ...endpointJson(endpoint), secret: endpoint.secret });
+    },
+  );
+
+  routes.get(
+    collection,
+    {
+      ...config("read"),
+      schema: {
+        ...common("ListWebhookEndpoints", "Webhook endpoints, newest first"),
+        querystring: WebhookPageQuery,
+        response: { 200: WebhookEndpointList, ...refusals("invalid_request") },
+      },
+    },
+    async (request) => {
+      const page = await webhooks.list(set.ownerOf(request), {
+        count: request.query.count ?? 10,
+        pageStart: request.query.page_start,
+      });
+      return { data: page.endpoints.map(endpointJson), pagination: { next_page_start: page.nextPageStart } };
+    },
+  );
+  rejectOtherMethods(routes, collection, ["GET", "POST"]);
+
+  routes.get(
+    one,
+    {
+      ...config("read"),
+      schema: {
+        ...common("GetWebhookEndpoint", "One webhook endpoint"),
+        params: EndpointParams,
+        response: { 200: WebhookEndpointRecord, ...refusals("not_found") },
+      },
+    },
+    async (request) => endpointJson(await webhooks.get(set.ownerOf(request), request.params.id)),
+  );
+
+  routes.patch(
+    one,
+    {
+      ...config("write"),
+      schema: {
+        ...common("UpdateWebhookEndpoint", "Change, disable or enable a webhook endpoint"),
+        description:
+          "Members omitted are kept. Enabling an endpoint disabled after failing starts its count afresh.",
+        params: EndpointParams,
+        body: WebhookEndpointUpdateBody,
+        response: {
+          200: WebhookEndpointRecord,
+          ...refusals(...bodyRefusals, "not_found", "webhook_url_not_allowed"),
+        },
+      },
+    },
+    async (request) =>
+      endpointJson(await webhooks.update(set.ownerOf(request), request.params.id, request.body)),
+  );
+
+  routes.delete(
+    one,
+    {
+      ...config("write"),
+      schema: {
+        ...common("DeleteWebhookEndpoint", "Delete a webhook endpoint and what it still had to send"),
+        params: EndpointParams,
+        response: { 204: EndpointDeleted, ...refusals(...bodyRefusals, "not_found") },
+      },
+    },
+    async (request, reply) => {
+      await webhooks.remove(set.ownerOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+  rejectOtherMethods(routes, one, ["GET", "PATCH", "DELETE"]);
+
+  routes.post(
+    `${one}/rotate-secret`,
+    {
+      ...config("write"),
+      schema: {
+        ...common("RotateWebhookSecret", "A new signing secret; the old one keeps signing for 24 hours"),
+        params: EndpointParams,
+        response: { 200: RotatedWebhookSecret, ...refusals(...bodyRefusals, "not_found") },
+      },
+    },
+    async (request) => {
+      const rotated = await webhooks.rotateSecret(set.ownerOf(request), request.params.id);
+      return {
+        secret: rotated.secret,
+        previous_secret_expires_at: new Date(
+          rotated.previousSecretExpiresAt ?? rotated.updatedAt,
+        ).toISOString(),
+      };
+    },
+  );
+  rejectOtherMethods(routes, `${one}/rotate-secret`, ["POST"]);
+
+  routes.post(
+    `${one}/test`,
+    {
+      ...config("write"),
+      schema: {
+        ...common("TestWebhookEndpoint", "Send a webhook.test event to this endpoint"),
+        params: EndpointParams,
+        response: { 202: WebhookMessageRecord, ...refusals(...bodyRefusals, "not_found") },
+      },
+    },
+    async (request, reply) => {
+      const message = await webhooks.test(set.ownerOf(request), request.params.id);
+      return reply.code(202).send(messageJson(message));
+    },
+  );
+  rejectOtherMethods(routes, `${one}/test`, ["POST"]);
+
+  routes.get(
+    `${one}/attempts`,
+    {
+      ...config("read"),
+      schema: {
+        ...common("ListWebhookAttempts", "An endpoint's delivery attempts (30 days), newest first"),
+        params: EndpointParams,
+        querystring: WebhookPageQuery,
+        response: { 200: WebhookAttemptList, ...refusals("invalid_request", "not_found") },
+      },
+    },
+    async (request) => {
+      const page = await webhooks.attempts(set.ownerOf(request), request.params.id, {
+        count: request.query.count ?? 10,
+        pageStart: request.query.page_start,
+      });
+      return { data: page.attempts.map(attemptJson), pagination: { next_page_start: page.nextPageStart } };
+    },
+  );
+  rejectOtherMethods(routes, `${one}/attempts`, ["GET"]);
+
+  const resend = `${set.base}/webhook-messages/:id/resend`;
+  routes.post(
+    resend,
+    {
+      ...config("write"),
+      schema: {
+        ...common("ResendWebhookMessage", "Send a message again, from the start of the retry schedule"),
+        description: "The message keeps its id (`webhook-id`), so a receiver that had it can tell.",
+        params: MessageParams,
+        querystring: ResendQuery,
+        response: { 202: ResendAnswer, ...refusals(...bodyRefusals, "not_found") },
+      },
+    },
+    async (request, reply) => {
+      const queued = await webhooks.resend(
+        set.ownerOf(request),
+        request.params.id,
+        request.query.endpoint_id,
+      );
+      return reply.code(202).send({ queued });
+    },
+  );
+  rejectOtherMethods(routes, resend, ["POST"]);
+}
