@@ -123,16 +123,20 @@ export async function fuzzTarget() {
     const created = await services.provisioning.create({ name }, "operator");
     ids.org.push(created.organization.id);
   }
-  // Webhook endpoints (two of the organization, two of the platform) and a message sent to each.
-  ids.whe = [];
-  ids.msg = [];
-  for (const owner of [organization.id, null, organization.id, null]) {
-    const endpoint = await services.webhooks.create(owner, {
-      url: "https://hooks.example.com/",
-      events: ["webhook.test"],
-    });
-    ids.whe.push(endpoint.id);
-    ids.msg.push((await services.webhooks.test(owner, endpoint.id)).id);
+  // Webhook endpoints of the organization and of the platform (the admin routes'), and messages sent to
+  // endpoints of their own: a generated DELETE of a known endpoint must not make every resend a 404.
+  const endpoint = { url: "https://hooks.example.com/", events: ["webhook.test" as const] };
+  for (const [suffix, owner] of [
+    ["", organization.id],
+    [":admin", null],
+  ] as const) {
+    const endpoints: string[] = (ids[`whe${suffix}`] = []);
+    const messages: string[] = (ids[`msg${suffix}`] = []);
+    for (let i = 0; i < 4; i++) {
+      endpoints.push((await services.webhooks.create(owner, endpoint)).id);
+      const kept = await services.webhooks.create(owner, endpoint);
+      messages.push((await services.webhooks.test(owner, kept.id)).id);
+    }
   }
   const context: FuzzContext = {
     owner: { authorization: basic(owner.apiId, secret), apiId: owner.apiId },

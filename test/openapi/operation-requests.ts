@@ -64,7 +64,10 @@ export interface FuzzContext {
   /** A key of the same organization holding only images:read. */
   limited: string;
   serviceToken: string;
-  /** Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`, `org`, `stk`). */
+  /**
+   * Existing record ids by prefix (`key`, `prx`, `dst`, `ogc`, `org`, `stk`, `whe`, `msg`); where the
+   * platform's records of a prefix are not the organization's, the admin routes' under `<prefix>:admin`.
+   */
   ids: Record<string, string[]>;
 }
 
@@ -393,6 +396,12 @@ function authorizationHeader(plan: Authorization, context: FuzzContext): string 
   }
 }
 
+/** The records of a prefix that the operation's caller (the organization or the platform) owns. */
+function existingIds(context: FuzzContext, prefix: string, path: string): string[] {
+  const platform = path.startsWith("/v1/admin/") ? context.ids[`${prefix}:admin`] : undefined;
+  return platform ?? context.ids[prefix] ?? [];
+}
+
 /** The request a plan describes, against one app's credentials and records. */
 export function materialize(plan: RequestPlan, context: FuzzContext): FuzzRequest {
   const { operation } = plan;
@@ -401,7 +410,8 @@ export function materialize(plan: RequestPlan, context: FuzzContext): FuzzReques
     const id =
       plan.id.kind === "literal"
         ? plan.id.value
-        : (context.ids[plan.id.prefix ?? ""]?.[plan.id.index] ?? `${plan.id.prefix}_missing`);
+        : (existingIds(context, plan.id.prefix ?? "", operation.path)[plan.id.index] ??
+          `${plan.id.prefix}_missing`);
     path = path.replace(/\{[^}]+\}/, id);
   }
   for (const value of plan.morePath) path = path.replace(/\{[^}]+\}/, value);
