@@ -20,6 +20,11 @@ export const IdempotencyKeyHeaders = Type.Object({
 
 /** Marks a replayed response, as Stripe does, so that a client can tell it from a new create. */
 const REPLAYED_HEADER = "Idempotent-Replayed";
+/**
+ * Marks a replay whose secret this server could not keep (PostgreSQL without LATCHKEY_SECRET_PEPPER or
+ * LATCHKEY_SERVER_KEY_FILE): the record is the first one, its secret members empty.
+ */
+const SECRET_WITHHELD_HEADER = "Idempotent-Secret-Withheld";
 
 /**
  * Answers a create once per `Idempotency-Key` (services/idempotency.ts): `create` gets the function that
@@ -49,7 +54,7 @@ export async function runIdempotentCreate<T>(
   create: (record?: RecordResponse<T>) => Promise<T>,
 ): Promise<T> {
   const header = request.headers[IDEMPOTENCY_KEY_HEADER];
-  const { response, replayed } = await idempotency.run<T>(
+  const { response, replayed, secretWithheld } = await idempotency.run<T>(
     {
       orgId: scope,
       key: typeof header === "string" ? header : undefined,
@@ -60,5 +65,6 @@ export async function runIdempotentCreate<T>(
     create,
   );
   if (replayed) reply.header(REPLAYED_HEADER, "true");
+  if (secretWithheld) reply.header(SECRET_WITHHELD_HEADER, "true");
   return response;
 }

@@ -30,6 +30,8 @@ export type RecordResponse<T> = (response: T) => IdempotentResponse;
 export interface IdempotentResult<T> {
   response: T;
   replayed: boolean;
+  /** A replay whose secret this server could not keep (no sealing key): its secret members are "". */
+  secretWithheld: boolean;
 }
 
 export interface IdempotentCreates {
@@ -70,10 +72,31 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 export interface IdempotentCreatesOptions {
   store: IdempotencyStore;
   clock: Clock;
-  /** Seals responses that hold a secret; a string says why there is none (such creates are refused). */
+  /**
+   * Seals responses that hold a secret; a string says why there is none: then such a response is kept
+   * without its secret, and a replay answers the record with the secret withheld.
+   */
   sealer: ResponseSealer | string;
   log: WarningLog;
 }
+
+/** The members that hold a secret in a create's answer: a key's `api_key`, a service token's `token`. */
+const SECRET_MEMBERS = new Set(["api_key", "token"]);
+
+/** The answer with every secret member emptied, kept where no sealing key is configured. */
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([name, member]) => [
+      name,
+      SECRET_MEMBERS.has(name) && typeof member === "string" ? "" : withoutSecrets(member),
+    ]),
+  );
+}
+
+/** Marks a kept answer whose secrets were withheld, so it is never taken for a sealed one. */
+const WITHHELD = "withheld:";
 
 export function createIdempotentCreates({
   store,
@@ -87,12 +110,13 @@ export function createIdempotentCreates({
   function encode(request: IdempotentRequest, key: string, response: unknown): string {
     const json = JSON.stringify(response);
     if (!request.secret) return json;
-    if (typeof sealer === "string") throw invalidRequest(sealer);
+    if (typeof sealer === "string") return `${WITHHELD}${JSON.stringify(withoutSecrets(response))}`;
     return sealer.seal(json, contextOf(request.orgId, key));
   }
 
   function decode(request: IdempotentRequest, key: string, body: string): unknown {
     if (!request.secret) return JSON.parse(body);
+    if (body.startsWith(WITHHELD)) return JSON.parse(body.slice(WITHHELD.length));
     if (typeof sealer === "string") throw invalidRequest(sealer);
     try {
       return JSON.parse(sealer.open(body, contextOf(request.orgId, key)));
@@ -116,8 +140,7 @@ export function createIdempotentCreates({
   return {
     async run<T>(request: IdempotentRequest, create: (record?: RecordResponse<T>) => Promise<T>) {
       const { key, orgId } = request;
-      if (key === undefined) return { response: await create(), replayed: false };
-      if (request.secret && typeof sealer === "string") throw invalidRequest(sealer);
+      if (key === undefined) return { response: await create(), replayed: false, secretWithheld: false };
       const now = clock.now();
       const claim = randomUUID();
       const outcome = await store.claim({
@@ -131,8 +154,10 @@ export function createIdempotentCreates({
       });
       if (outcome.type === "reused") throw idempotencyKeyReused();
       if (outcome.type === "in_use") throw idempotencyKeyInUse();
-      if (outcome.type === "replay")
-        return { response: decode(request, key, outcome.body) as T, replayed: true };
+      if (outcome.type === "replay") {
+        const secretWithheld = request.secret && outcome.body.startsWith(WITHHELD);
+        return { response: decode(request, key, outcome.body) as T, replayed: true, secretWithheld };
+      }
       const record: RecordResponse<T> = (response) => ({
         orgId,
         key,
@@ -141,7 +166,7 @@ export function createIdempotentCreates({
         body: encode(request, key, response),
       });
       try {
-        return { response: await create(record), replayed: false };
+        return { response: await create(record), replayed: false, secretWithheld: false };
       } catch (error) {
         // Nothing was created (or the commit's outcome is unknown: then a recorded response stays, as
         // the release only frees a key without one). Best effort: a lost database frees it by the lease.

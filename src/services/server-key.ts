@@ -55,8 +55,8 @@ export function serverKeySource(options: {
   return {
     type: "none",
     reason:
-      "This server cannot keep the response of a key create, which holds the new secret, for an " +
-      "Idempotency-Key: set LATCHKEY_SECRET_PEPPER or LATCHKEY_SERVER_KEY_FILE (the same on every node). " +
-      "Send the create without the header, or ask the operator to set one.",
+      "This server cannot keep the secret of a key create sent with an Idempotency-Key: a repeat " +
+      "answers the first record with its secret withheld (Idempotent-Secret-Withheld: true). Set " +
+      "LATCHKEY_SECRET_PEPPER or LATCHKEY_SERVER_KEY_FILE (the same on every node) to keep it sealed.",
   };
 }

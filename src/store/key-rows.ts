@@ -43,7 +43,9 @@ export function rowToRecord(row: ApiKeysTable): ApiKeyRecord {
     previousSecretScheme: row.previous_secret_scheme === "sha256" ? "sha256" : "server",
     previousSecretExpiresAt:
       row.previous_secret_expires_at == null ? null : Number(row.previous_secret_expires_at),
-    rateLimits: row.rate_limits == null ? null : decodeRateLimits(row.rate_limits),
+    // Only when set, like the wire record's `rate_limits`: a key without its own limits reads back
+    // exactly as it was written.
+    ...(row.rate_limits == null ? {} : { rateLimits: decodeRateLimits(row.rate_limits) }),
   };
 }
 

@@ -363,17 +363,27 @@ describe("Idempotency-Key on SQLite", () => {
 describeWithServices(["postgres"], "Idempotency-Key on PostgreSQL", ({ postgres: url }) => {
   idempotencySuite(postgres(url));
 
-  test("without a pepper or key file a key create with the header is refused, saying what to set", async () => {
+  test("without a pepper or key file a create with the header succeeds, and its repeat answers the record with the secret withheld", async () => {
     const schema = await freshSchema(url);
     const testApp = await buildTestApp({ env: { LATCHKEY_DATABASE_URL: schema.url } });
     const owner = await testApp.createOrganization();
-    const response = await testApp.app.inject({
-      method: "POST",
-      url: "/v1/api-keys",
-      headers: { ...owner.headers, "idempotency-key": "no-key" },
-      payload: KEY_BODY,
-    });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().message).toContain("LATCHKEY_SERVER_KEY_FILE");
+    const create = () =>
+      testApp.app.inject({
+        method: "POST",
+        url: "/v1/api-keys",
+        headers: { ...owner.headers, "idempotency-key": "no-key" },
+        payload: KEY_BODY,
+      });
+    const first = await create();
+    expect(first.statusCode).toBe(200);
+    expect(first.json().api_key).toMatch(/^lksk_/);
+    expect(first.headers["idempotent-secret-withheld"]).toBeUndefined();
+    const before = await keyCount(testApp, owner);
+    const repeat = await create();
+    expect(repeat.statusCode).toBe(200);
+    expect(repeat.headers["idempotent-replayed"]).toBe("true");
+    expect(repeat.headers["idempotent-secret-withheld"]).toBe("true");
+    expect(repeat.json()).toEqual({ ...first.json(), api_key: "" });
+    expect(await keyCount(testApp, owner)).toBe(before);
   });
 });

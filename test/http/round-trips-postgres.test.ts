@@ -98,6 +98,10 @@ describeWithServices(
           LATCHKEY_DATABASE_URL: schema.url,
           LATCHKEY_REDIS_URL: redis.url,
           LATCHKEY_REDIS_PREFIX: `lk-round-trips-${Date.now()}`,
+          // The webhook delivery loop's poll is background work, not a request's round trip; and an
+          // allowance no test reaches 80% of, so no credit alert is written.
+          LATCHKEY_WEBHOOKS_POLL_MS: "60000",
+          LATCHKEY_DEFAULT_IMAGE_CREDITS: "1000",
         },
       });
     }
