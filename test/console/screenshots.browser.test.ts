@@ -103,6 +103,7 @@ describeWithServices(["chromium"], "the console at a phone's and a desktop's wid
       await page.getByRole("link", { name: "Turn on two-factor sign-in" }).click();
       await fits("two-factor");
       const key = (await page.locator("code.secret").textContent())?.replace(/\s/g, "") ?? "";
+      await page.getByLabel("Current password").fill("correct horse battery staple");
       await page.getByLabel("Code from the app").fill(totpCode(key, clock.now()));
       await page.getByRole("button", { name: "Turn on" }).click();
       await page.getByText("Two-factor sign-in is on").waitFor();
