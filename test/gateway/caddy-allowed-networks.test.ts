@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { basicAuth } from "../helpers/build-test-app.js";
-import { type EchoUpstream, type RunningCaddy, startCaddy, startEchoUpstream } from "../helpers/gateway.js";
-import { latchkey, type ServerProcess, startSuiteServer } from "../helpers/processes.js";
-import { freePort } from "../helpers/free-port.js";
+import { type ExampleGateway, startExampleGateway } from "../helpers/example-gateway.js";
+import type { EchoUpstream, RunningCaddy } from "../helpers/gateway.js";
+import type { ServerProcess } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
 
 // Keys limited to networks behind the documented Caddy setup (examples/Caddyfile): forward-auth reads
@@ -13,7 +11,6 @@ import { describeWithServices } from "../helpers/services.js";
 const examples = new URL("../../examples/", import.meta.url).pathname;
 
 describeWithServices(["caddy"], "allowed_cidrs through a real Caddy", ({ caddy }) => {
-  let dir: string;
   let upstream: EchoUpstream;
   let server: ServerProcess;
   let gateway: RunningCaddy;
@@ -34,37 +31,13 @@ describeWithServices(["caddy"], "allowed_cidrs through a real Caddy", ({ caddy }
   const viaGateway = (authorization: string, headers: Record<string, string> = {}) =>
     fetch(`${gateway.baseUrl}/v1/images`, { headers: { authorization, ...headers } });
 
+  let stack: ExampleGateway;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "latchkey-networks-"));
-    const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(dir, "latchkey.db")}` };
-    const { key } = JSON.parse((await latchkey(["org", "create", "--name", "acme", "--json"], env)).stdout);
-    owner = basicAuth(key.api_id, key.api_key).authorization;
-    const token = JSON.parse(
-      (await latchkey(["service-token", "create", "--name", "caddy", "--json"], env)).stdout,
-    ).token;
-    upstream = await startEchoUpstream();
-    server = await startSuiteServer(
-      { ...env, LATCHKEY_ROUTES: join(examples, "routes.json"), LATCHKEY_BOOTSTRAP: "off" },
-      await freePort(),
-    );
-    gateway = await startCaddy(
-      caddy,
-      join(examples, "Caddyfile"),
-      {
-        LATCHKEY_ADDRESS: new URL(server.baseUrl).host,
-        UPSTREAM_ADDRESS: upstream.address,
-        LATCHKEY_SERVICE_TOKEN: token,
-      },
-      join(dir, "caddy"),
-    );
+    stack = await startExampleGateway(caddy, join(examples, "routes.json"));
+    ({ server, upstream, gateway, owner } = stack);
   }, 90_000);
 
-  afterAll(async () => {
-    await gateway?.stop();
-    server?.child.kill("SIGKILL");
-    await upstream?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.stop());
 
   test("a key allowed from the caller's network passes the gateway to the upstream", async () => {
     const before = upstream.received.length;

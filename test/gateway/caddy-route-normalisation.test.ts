@@ -1,18 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type EchoUpstream, type RunningCaddy, startCaddy, startEchoUpstream } from "../helpers/gateway.js";
-import { latchkey, type ServerProcess, startSuiteServer } from "../helpers/processes.js";
-import { freePort } from "../helpers/free-port.js";
+import { basicAuth } from "../helpers/build-test-app.js";
+import { type ExampleGateway, startExampleGateway } from "../helpers/example-gateway.js";
+import type { EchoUpstream, RunningCaddy } from "../helpers/gateway.js";
+import type { ServerProcess } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
 
 // The review's finding, through the unmodified examples/Caddyfile: with a render route and a permissive
 // `/v1/images/**` route, a key holding only images:read reached the render handler of an upstream that
 // reads paths as Express does (case and a trailing slash ignored) by asking for /v1/images/render/ or
 // /v1/images/RENDER, with no credit charged. Such a path is now 400 and never reaches the upstream.
-const examples = new URL("../../examples/", import.meta.url).pathname;
-
 const ROUTES = [
   { method: "POST", path: "/v1/images/render", permission: "images:create", credits: 1 },
   { method: "*", path: "/v1/images/**", permission: "images:read" },
@@ -27,14 +23,10 @@ const ROUTES = [
   { method: "*", path: "/v1/templates/**", permission: "templates:read" },
 ];
 
-const basic = (apiId: string, secret: string) =>
-  `Basic ${Buffer.from(`${apiId}:${secret}`).toString("base64")}`;
-
 describeWithServices(
   ["caddy"],
   "forward-auth paths as the upstream reads them, through a real Caddy",
   ({ caddy }) => {
-    let dir: string;
     let upstream: EchoUpstream;
     let server: ServerProcess;
     let gateway: RunningCaddy;
@@ -48,45 +40,19 @@ describeWithServices(
       });
       const key = (await response.json()) as { api_id: string; api_key: string };
       expect(response.status, JSON.stringify(key)).toBe(200);
-      return basic(key.api_id, key.api_key);
+      return basicAuth(key.api_id, key.api_key).authorization;
     }
 
     const post = (path: string, authorization: string) =>
       fetch(`${gateway.baseUrl}${path}`, { method: "POST", headers: { authorization } });
 
+    let stack: ExampleGateway;
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "latchkey-normalised-"));
-      const env = { LATCHKEY_DATABASE_URL: `sqlite:${join(dir, "latchkey.db")}` };
-      const { key } = JSON.parse((await latchkey(["org", "create", "--name", "acme", "--json"], env)).stdout);
-      owner = basic(key.api_id, key.api_key);
-      const token = JSON.parse(
-        (await latchkey(["service-token", "create", "--name", "caddy", "--json"], env)).stdout,
-      ).token as string;
-      const routesFile = join(dir, "routes.json");
-      writeFileSync(routesFile, JSON.stringify(ROUTES));
-      upstream = await startEchoUpstream();
-      server = await startSuiteServer(
-        { ...env, LATCHKEY_ROUTES: routesFile, LATCHKEY_BOOTSTRAP: "off" },
-        await freePort(),
-      );
-      gateway = await startCaddy(
-        caddy,
-        join(examples, "Caddyfile"),
-        {
-          LATCHKEY_ADDRESS: new URL(server.baseUrl).host,
-          UPSTREAM_ADDRESS: upstream.address,
-          LATCHKEY_SERVICE_TOKEN: token,
-        },
-        join(dir, "caddy"),
-      );
+      stack = await startExampleGateway(caddy, ROUTES);
+      ({ server, upstream, gateway, owner } = stack);
     }, 90_000);
 
-    afterAll(async () => {
-      await gateway?.stop();
-      server?.child.kill("SIGKILL");
-      await upstream?.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => stack?.stop());
 
     test("an images:read key: 403 on the render path, 400 on its trailing-slash and upper-case forms, the upstream reached by none", async () => {
       const reader = await keyOf(["images:read"]);
