@@ -6,6 +6,7 @@ import { onTestFinished } from "vitest";
 import { CLI, type CliResult, runLatchkey } from "./cli-runner.js";
 import { assertOutsideQuickLoop } from "./quick-loop.js";
 import { waitUntilStarted } from "./start-deadline.js";
+import { listensOn } from "./listens-on.js";
 import { killOnExit } from "./kill-on-exit.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -108,7 +109,7 @@ async function launchServer(
   try {
     await waitUntilStarted({
       what: "the server",
-      ready: async () => (await fetch(`${baseUrl}/healthz`)).ok,
+      ready: async () => (await fetch(`${baseUrl}/healthz`)).ok && listensOn(child.pid, port),
       failed: () => (child.exitCode === null ? undefined : `exited early (${child.exitCode})`),
       output: () => stderr,
       baseMs: 15_000,

@@ -6,6 +6,7 @@ import { MAIN } from "../helpers/processes.js";
 import { freePort } from "../helpers/free-port.js";
 import { waitUntilStarted } from "../helpers/start-deadline.js";
 import { killOnExit } from "../helpers/kill-on-exit.js";
+import { listensOn } from "../helpers/listens-on.js";
 
 /** One `node dist/main.js` server process, as an operator would run it behind a load balancer. */
 export interface NodeProcess {
@@ -26,13 +27,14 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
 
 function waitForHealth(
   baseUrl: string,
+  port: number,
   child: ChildProcess,
   output: () => string,
   baseMs: number,
 ): Promise<void> {
   return waitUntilStarted({
     what: "the node",
-    ready: async () => (await fetch(`${baseUrl}/healthz`)).ok,
+    ready: async () => (await fetch(`${baseUrl}/healthz`)).ok && listensOn(child.pid, port),
     failed: () => (child.exitCode === null ? undefined : `exited early (${child.exitCode})`),
     output,
     baseMs,
@@ -43,7 +45,11 @@ function waitForHealth(
  * Starts one node on a free port with `env` and resolves once /healthz answers, within
  * `startTimeoutMs` (20 s by default; more where the suite itself loads the machine).
  */
-export async function startNode(env: Record<string, string>, startTimeoutMs = 20_000): Promise<NodeProcess> {
+export async function startNode(
+  env: Record<string, string>,
+  startTimeoutMs = 20_000,
+  attempts = 3,
+): Promise<NodeProcess> {
   if (!existsSync(MAIN)) throw new Error("dist/ is missing: run `npm run build` first (`npm test` does).");
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
@@ -80,9 +86,12 @@ export async function startNode(env: Record<string, string>, startTimeoutMs = 20
     },
   };
   try {
-    await waitForHealth(baseUrl, child, node.output, startTimeoutMs);
+    await waitForHealth(baseUrl, port, child, node.output, startTimeoutMs);
   } catch (error) {
     child.kill("SIGKILL");
+    // The free port was taken by another suite's process before this one bound it: another port.
+    if (attempts > 1 && /already in use/.test(node.output()))
+      return startNode(env, startTimeoutMs, attempts - 1);
     throw error;
   }
   return node;
