@@ -9,13 +9,12 @@
 // the median batch of each is reported. Bounded: BATCHES x 2 batches of at most BATCH_LIMIT calls or
 // BATCH_MS each.
 //   node bench/stacked-windows.mjs [--dist <dir>] [--redis]     (run `npm run build` first)
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
 import { internalsOf, sqliteServices } from "./lib/in-process.mjs";
+import { privateRedis } from "./lib/private-redis.mjs";
 import { median } from "./lib/stats.mjs";
 
 const BATCHES = 7;
@@ -45,32 +44,6 @@ const three = [
 await services.groups.put("bench-one", { policies: one, per: "organization" }, "bench");
 await services.groups.put("bench-three", { policies: three, per: "organization" }, "bench");
 const decide = (group) => () => services.access.decide({ authorization, permission: "images:create", group });
-
-/** A redis-server of this run's own, so its command statistics are this benchmark's only. */
-async function privateRedis() {
-  const port = await new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  await new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
-      if (output.includes("Ready to accept connections")) resolve(undefined);
-    });
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL") };
-}
 
 /** Alternating batches of `a` and `b`, each timed by `time`; the median of each. */
 async function alternate(a, b, time) {
