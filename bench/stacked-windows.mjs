@@ -96,9 +96,9 @@ try {
         windowMs: p.windowSeconds * 1000,
       }));
       const log = `${prefix}:${group}`;
-      return perWindowLogs
-        ? () => limiter.consumeWindows(windows, 1)
-        : () => limiter.consumeWindows(log, windows, 1);
+      if (!perWindowLogs) return () => limiter.consumeWindows(log, windows, 1);
+      // @ts-expect-error -- an older build's consumeWindows(windows, cost), for --dist
+      return () => limiter.consumeWindows(windows, 1);
     };
     const [decideOne, decideThree] = [decisionOf("one", one), decisionOf("three", three)];
     /**
