@@ -1,17 +1,20 @@
 // What stacked windows cost: one access decision (POST /v1/authorize's work, in-process, no HTTP) that
 // counts against a group of one window, and against a group of three (1 s, 1 h, 1 day), on the default
-// configuration (SQLite and the in-memory limiter); with `--redis <url>`, also the Redis limiter's one
-// script per decision over one and three windows, in Redis' own CPU time on a private redis-server.
+// configuration (SQLite and the in-memory limiter); with `--redis`, also the Redis limiter's one
+// script per decision over one and three windows, in Redis' own CPU time on a private redis-server,
+// and the CPU time this process spends per such decision (the node's side: the call and its reply).
+// `--dist` may name an older build: before groups kept one log, each window had its own (the
+// limiter's `consumeWindows(windows, cost)`), and the script is called as that build calls it.
 // Batches alternate between the two cases so that a change of the machine's load hits both alike;
 // the median batch of each is reported. Bounded: BATCHES x 2 batches of at most BATCH_LIMIT calls or
 // BATCH_MS each.
 //   node bench/stacked-windows.mjs [--dist <dir>] [--redis]     (run `npm run build` first)
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { cpuMicrosPerCall } from "./lib/cpu-per-call.mjs";
 import { internalsOf, sqliteServices } from "./lib/in-process.mjs";
+import { privateRedis } from "./lib/private-redis.mjs";
 import { median } from "./lib/stats.mjs";
 
 const BATCHES = 7;
@@ -42,32 +45,6 @@ await services.groups.put("bench-one", { policies: one, per: "organization" }, "
 await services.groups.put("bench-three", { policies: three, per: "organization" }, "bench");
 const decide = (group) => () => services.access.decide({ authorization, permission: "images:create", group });
 
-/** A redis-server of this run's own, so its command statistics are this benchmark's only. */
-async function privateRedis() {
-  const port = await new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  await new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
-      if (output.includes("Ready to accept connections")) resolve(undefined);
-    });
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL") };
-}
-
 /** Alternating batches of `a` and `b`, each timed by `time`; the median of each. */
 async function alternate(a, b, time) {
   /** @type {number[]} */
@@ -87,6 +64,11 @@ const row = (name, a, b) =>
     `| ${name} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(((b - a) / a) * 100).toFixed(1)}% |\n`,
   );
 
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
+process.stdout.write(`load average at start: ${load()}\n`);
 try {
   process.stdout.write(
     "| decision | one window | three windows | difference |\n| --- | ---: | ---: | ---: |\n",
@@ -94,8 +76,8 @@ try {
   // Warm-up: the JIT, the key cache, the groups' catalog.
   await cpu(decide("bench-one"));
   await cpu(decide("bench-three"));
-  const [decideOne, decideThree] = await alternate(decide("bench-one"), decide("bench-three"), cpu);
-  row("access.decide with a group, SQLite + memory (CPU µs per call)", decideOne, decideThree);
+  const [accessOne, accessThree] = await alternate(decide("bench-one"), decide("bench-three"), cpu);
+  row("access.decide with a group, SQLite + memory (CPU µs per call)", accessOne, accessThree);
 
   if (values.redis) {
     const { openRedis, waitUntilReady, createRedisRateLimiter } = latchkey;
@@ -104,13 +86,21 @@ try {
     await waitUntilReady(redis, 2000);
     const limiter = createRedisRateLimiter(redis);
     const prefix = `lk-bench-${randomUUID()}:{org_bench}`;
-    const windows = (policies) =>
-      policies.map((p) => ({
-        bucket: `${prefix}:${p.windowSeconds}`,
+    // One log per group: consumeWindows(log, windows, cost). A build of one log per window takes
+    // (windows, cost), each window naming its own log.
+    const perWindowLogs = limiter.consumeWindows.length === 3;
+    const decisionOf = (group, policies) => {
+      const windows = policies.map((p) => ({
+        bucket: `${prefix}:${group}/${p.windowSeconds}`,
         quota: 1e9,
         windowMs: p.windowSeconds * 1000,
       }));
-    const [w1, w3] = [windows(one), windows(three)];
+      const log = `${prefix}:${group}`;
+      if (!perWindowLogs) return () => limiter.consumeWindows(log, windows, 1);
+      // @ts-expect-error -- an older build's consumeWindows(windows, cost), for --dist
+      return () => limiter.consumeWindows(windows, 1);
+    };
+    const [decideOne, decideThree] = [decisionOf("one", one), decisionOf("three", three)];
     /**
      * Redis' own CPU µs per script call over one batch (INFO commandstats of this private server):
      * what a shard spends per decision, which the machine's load does not inflate as it does wall time.
@@ -126,16 +116,15 @@ try {
       const stats = await redis.info("commandstats");
       return Number(/cmdstat_evalsha:.*usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
     };
-    await scriptMicros(() => limiter.consumeWindows(w3, 1));
-    const [redisOne, redisThree] = await alternate(
-      () => limiter.consumeWindows(w1, 1),
-      () => limiter.consumeWindows(w3, 1),
-      scriptMicros,
-    );
+    await scriptMicros(decideThree);
+    const [redisOne, redisThree] = await alternate(decideOne, decideThree, scriptMicros);
     row("Redis script per decision (Redis CPU µs per call, private redis-server)", redisOne, redisThree);
+    const [nodeOne, nodeThree] = await alternate(decideOne, decideThree, cpu);
+    row("Redis limiter decision, this process (CPU µs per call)", nodeOne, nodeThree);
     await limiter.close();
     server.stop();
   }
 } finally {
   await bench.close();
+  process.stdout.write(`load average at end: ${load()}\n`);
 }

@@ -170,10 +170,10 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
       return { type: "decided", decision: await outageAnswer(bucket, quota, windowMs), records: undefined };
     },
 
-    async consumeWindows(windows, cost, check) {
+    async consumeWindows(bucket, windows, cost, check) {
       if (!degraded) {
         try {
-          return await primary.consumeWindows(windows, cost, check);
+          return await primary.consumeWindows(bucket, windows, cost, check);
         } catch (error) {
           await failed(error);
         }
@@ -181,7 +181,7 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
       // As consumeChecked: a cached record cannot be confirmed by this node's memory.
       if (check?.expected !== undefined) return { type: "stale", records: undefined };
       if (policy === "refuse") throw rateLimiterUnavailable();
-      return fallback.consumeWindows(windows, cost);
+      return fallback.consumeWindows(bucket, windows, cost);
     },
 
     async close() {

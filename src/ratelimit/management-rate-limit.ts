@@ -7,12 +7,12 @@ import {
   keyPolicyProblem,
   type RatePolicy,
 } from "../domain/rate-limit-policies.js";
-import { mostRestrictive, type StackedDecision } from "../domain/stacked-log.js";
+import { mostRestrictive, type StackedDecision, type WindowLimit } from "../domain/stacked-log.js";
 import { recordVersionKeys } from "../cache/redis-record-versions.js";
 import type { RecordVersions } from "../cache/record-versions.js";
 import { organizationKeys } from "../redis/key-names.js";
 import type { OrganizationLimits } from "../store/key-store.js";
-import type { LimitWindow, RateLimiter } from "./rate-limiter.js";
+import type { RateLimiter } from "./rate-limiter.js";
 
 /** One window of a group as a decision left it, named as the headers name it. */
 export interface WindowState {
@@ -163,19 +163,21 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     return limit.policies;
   }
 
-  /** The windows of one (organization, group, key) and the policies they were made for. */
+  /** The log and windows of one (organization, group, key) and the policies they were made for. */
   interface Counted {
     policies: readonly RatePolicy[];
-    windows: LimitWindow[];
+    bucket: string;
+    windows: WindowLimit[];
     names: string[];
   }
   const counted = new Map<string, Counted>();
 
   /**
-   * The log of each window: the same one whatever its quota becomes, so a changed policy keeps the
-   * slots already taken. A window of the deployment's length keeps the group's plain name, the one
-   * logs had before groups could stack windows. Kept per (organization, group, key) while its policies
-   * stay the same: the same bucket strings each time spare building and hashing them per decision
+   * One log per (organization, group, key), named by the group alone, never by a quota or a window:
+   * every window counts the same admissions, so a changed policy keeps the slots already taken, and a
+   * window added or lengthened sees what the log holds (on Redis, as far back as the longest window
+   * before; in one process's memory, a window length new to the log starts empty). Kept while its
+   * policies stay the same: the same strings each time spare building and hashing them per decision
    * (bench/stacked-windows.mjs).
    */
   function windowsOf(
@@ -189,14 +191,10 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     if (known && samePolicies(known.policies, policies)) return known;
     const keys = organizationKeys(namespace, orgId);
     const several = policies.length > 1;
-    const made: Counted = { policies, windows: [], names: [] };
+    const bucket = keyId === undefined ? keys.bucket(group) : keys.keyBucket(keyId, group);
+    const made: Counted = { policies, bucket, windows: [], names: [] };
     for (const { quota, windowSeconds: seconds } of policies) {
-      const log = seconds === windowSeconds ? group : `${group}/${seconds}`;
-      made.windows.push({
-        bucket: keyId === undefined ? keys.bucket(log) : keys.keyBucket(keyId, log),
-        quota,
-        windowMs: seconds * 1000,
-      });
+      made.windows.push({ quota, windowMs: seconds * 1000 });
       made.names.push(several ? `${group}/${seconds}` : group);
     }
     if (counted.size > 10_000) counted.clear();
@@ -265,7 +263,7 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     const { versions } = options;
     const check =
       versions && limiter.consumeChecked ? { ...recordVersionKeys(namespace, orgId), expected } : undefined;
-    const answer = await limiter.consumeWindows(windows.windows, cost, check);
+    const answer = await limiter.consumeWindows(windows.bucket, windows.windows, cost, check);
     const { records } = answer;
     // Stale answers too: the caller's next read of the key can then be cached at the current version.
     if (records && versions) versions.observe(orgId, records.version, records.writing);
@@ -276,8 +274,8 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
 
   async function peek(orgId: string, group: string) {
     const { policies } = await limitOf(orgId, group);
-    const { windows } = windowsOf(orgId, group, policies, undefined);
-    const held = await Promise.all(windows.map((w) => limiter.held(w.bucket, w.windowMs)));
+    const { bucket, windows } = windowsOf(orgId, group, policies, undefined);
+    const held = await Promise.all(windows.map((w) => limiter.held(bucket, w.windowMs)));
     let tightest = { quota: 0, remaining: Number.POSITIVE_INFINITY, windowSeconds: windowSeconds };
     windows.forEach((window, i) => {
       const remaining = Math.max(0, window.quota - (held[i] ?? 0));

@@ -1,11 +1,16 @@
 import type { Clock } from "../domain/clock.js";
 import { oneWindow } from "../domain/sliding-log.js";
-import { decideStacked, type StackedDecision, type WindowHeld } from "../domain/stacked-log.js";
+import {
+  decideStacked,
+  type StackedDecision,
+  type WindowHeld,
+  type WindowLimit,
+} from "../domain/stacked-log.js";
 import { CompactLog } from "./compact-log.js";
-import type { LimitWindow, RateLimiter } from "./rate-limiter.js";
+import type { RateLimiter } from "./rate-limiter.js";
 
 export interface MemoryRateLimiter extends RateLimiter {
-  /** Drops buckets whose every admission has left its window; returns how many were dropped. */
+  /** Drops logs whose every admission has left its window; returns how many buckets were dropped. */
   sweep(): number;
   /** Buckets currently held in memory. */
   readonly size: number;
@@ -13,21 +18,26 @@ export interface MemoryRateLimiter extends RateLimiter {
 
 /**
  * The exact sliding log of one process. Node runs `consume` to completion before the next call, so the
- * decision and the record are atomic without a lock. Each bucket is a CompactLog (4 bytes per distinct
- * millisecond with admissions); idle buckets are swept, so memory stays bounded by the number of
- * (organization, group) pairs active within one window.
+ * decision and the record are atomic without a lock. Each window of a bucket is a CompactLog (4 bytes
+ * per distinct millisecond with admissions): a log of one length counts and finds its oldest slot
+ * without a search, where one log for every window would walk its entries. Idle logs are swept, so
+ * memory stays bounded by the number of (organization, group) pairs active within one window.
  */
 export function createMemoryRateLimiter(clock: Clock, sweepIntervalMs = 60_000): MemoryRateLimiter {
-  const buckets = new Map<string, CompactLog>();
+  /** Each bucket's logs, one per window length asked of it. */
+  const buckets = new Map<string, CompactLog[]>();
 
   function sweep(): number {
     const now = clock.now();
     let dropped = 0;
-    for (const [key, log] of buckets) {
-      const newest = log.newest() ?? Number.NEGATIVE_INFINITY;
-      if (newest + log.windowMs <= now) {
+    for (const [key, logs] of buckets) {
+      const live = logs.filter((log) => (log.newest() ?? Number.NEGATIVE_INFINITY) + log.windowMs > now);
+      if (live.length === logs.length) continue;
+      if (live.length === 0) {
         buckets.delete(key);
         dropped++;
+      } else {
+        buckets.set(key, live);
       }
     }
     return dropped;
@@ -36,22 +46,25 @@ export function createMemoryRateLimiter(clock: Clock, sweepIntervalMs = 60_000):
   const timer = setInterval(sweep, sweepIntervalMs);
   timer.unref();
 
-  function logOf(key: string, windowMs: number): CompactLog {
-    let log = buckets.get(key);
-    if (!log || log.windowMs !== windowMs) {
-      // A new window (configuration changed) starts a new log: admissions under the old one are moot.
-      log = new CompactLog(windowMs);
-      buckets.set(key, log);
+  function logOf(bucket: string, windowMs: number): CompactLog {
+    let logs = buckets.get(bucket);
+    if (!logs) {
+      logs = [];
+      buckets.set(bucket, logs);
     }
+    for (const log of logs) if (log.windowMs === windowMs) return log;
+    // A window new to the bucket (a policy added or changed) starts its own log.
+    const log = new CompactLog(windowMs);
+    logs.push(log);
     return log;
   }
 
   /** Every window decided and, when all fit, taken, in one synchronous step. */
-  function consumeNow(windows: readonly LimitWindow[], cost: number): StackedDecision {
+  function consumeNow(bucket: string, windows: readonly WindowLimit[], cost: number): StackedDecision {
     const now = clock.now();
     const logs: CompactLog[] = [];
     const held: WindowHeld[] = [];
-    for (const { bucket, quota, windowMs } of windows) {
+    for (const { quota, windowMs } of windows) {
       const log = logOf(bucket, windowMs);
       log.expire(now);
       const over = log.held + cost - quota;
@@ -74,12 +87,12 @@ export function createMemoryRateLimiter(clock: Clock, sweepIntervalMs = 60_000):
     },
     sweep,
     consume: (bucket, quota, windowMs) =>
-      Promise.resolve(oneWindow(consumeNow([{ bucket, quota, windowMs }], 1))),
-    consumeWindows: (windows, cost) =>
-      Promise.resolve({ type: "decided", decision: consumeNow(windows, cost), records: undefined }),
-    held(key, windowMs) {
-      const log = buckets.get(key);
-      if (!log || log.windowMs !== windowMs) return Promise.resolve(0);
+      Promise.resolve(oneWindow(consumeNow(bucket, [{ quota, windowMs }], 1))),
+    consumeWindows: (bucket, windows, cost) =>
+      Promise.resolve({ type: "decided", decision: consumeNow(bucket, windows, cost), records: undefined }),
+    held(bucket, windowMs) {
+      const log = buckets.get(bucket)?.find((candidate) => candidate.windowMs === windowMs);
+      if (!log) return Promise.resolve(0);
       log.expire(clock.now());
       return Promise.resolve(log.held);
     },

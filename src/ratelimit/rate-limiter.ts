@@ -1,12 +1,6 @@
 import type { SlidingLogDecision } from "../domain/sliding-log.js";
 import type { StackedDecision, WindowLimit } from "../domain/stacked-log.js";
 
-/** One window a request counts in, and the log (bucket) that counts it. */
-export interface LimitWindow extends WindowLimit {
-  /** The log's name (a Redis key on Redis, from src/redis/key-names.ts). */
-  bucket: string;
-}
-
 /** A stacked decision, or (with a record-version check) a refusal to decide on stale records. */
 export type CheckedStackedDecision =
   | {
@@ -64,12 +58,14 @@ export interface RateLimiter {
   /** Admits or denies one request against `quota` admissions per `windowMs` for `bucket`. */
   consume(bucket: string, quota: number, windowMs: number): Promise<SlidingLogDecision>;
   /**
-   * Admits a request of `cost` slots only when every window can hold them, and then takes them in
-   * each, as one atomic step; a refusal takes nothing. With `check` (limiters shared across nodes),
+   * Admits a request of `cost` slots in `bucket` only when every window can hold them, and then takes
+   * them in each, as one atomic step; a refusal takes nothing. Every window of a bucket counts the
+   * same admissions (its log), each over its own length. With `check` (limiters shared across nodes),
    * the organization's record version is read in the same step, as `consumeChecked` does.
    */
   consumeWindows(
-    windows: readonly LimitWindow[],
+    bucket: string,
+    windows: readonly WindowLimit[],
     cost: number,
     check?: RecordVersionCheck,
   ): Promise<CheckedStackedDecision>;

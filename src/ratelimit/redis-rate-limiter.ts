@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { LatchkeyError } from "../domain/errors.js";
 import { oneWindow } from "../domain/sliding-log.js";
-import { decideStacked, type StackedDecision } from "../domain/stacked-log.js";
+import { decideStacked, type StackedDecision, type WindowLimit } from "../domain/stacked-log.js";
 import { closeRedis, DEFAULT_REDIS_DEADLINE_MS, isCluster, type RedisClient } from "../redis/connection.js";
-import type { CheckedStackedDecision, LimitWindow, RateLimiter, RecordVersionCheck } from "./rate-limiter.js";
+import type { CheckedStackedDecision, RateLimiter, RecordVersionCheck } from "./rate-limiter.js";
 import { afterPendingInput, watchAnswers } from "./redis-answers.js";
 import { evalStackedLog, membersOf, type StackedLogReply } from "./redis-sliding-log.js";
 
@@ -65,9 +65,9 @@ const RETRY_AFTER_MS = 400;
  */
 const MAX_UNRETRACTED = 100_000;
 
-/** What a failed decision may have taken: its members (one per unit of cost) in each window's bucket. */
+/** What a failed decision may have taken: its members (one per unit of cost) in its bucket's log. */
 interface Retraction {
-  buckets: string[];
+  bucket: string;
   members: string[];
 }
 
@@ -95,7 +95,7 @@ function isTimeout(error: unknown): boolean {
 }
 
 /** The script's admission must be the domain's: both implement one rule (domain/stacked-log.ts). */
-function decisionOf(reply: StackedLogReply, windows: readonly LimitWindow[], cost: number): StackedDecision {
+function decisionOf(reply: StackedLogReply, windows: readonly WindowLimit[], cost: number): StackedDecision {
   if (reply.replayed) {
     // The answer to an attempt that was admitted already: admitted again, whatever the quotas are now.
     return {
@@ -164,7 +164,7 @@ export function createRedisRateLimiter(
   // Members of decisions that failed while the connection was down, retracted once it is back.
   const unretracted = new Map<string, Retraction>();
   /**
-   * Removes a failed decision's members from every window it asked of, so a request answered 503 (or
+   * Removes a failed decision's members from its log (every window's count), so a request answered 503 (or
    * counted on this node alone) never also holds a shared slot: the ZREMs are sent behind the
    * decision's attempts on the same connection, so Redis runs them after any of them it has yet to
    * run, and an admission whose reply came too late is taken back. While the connection is down, they
@@ -175,8 +175,7 @@ export function createRedisRateLimiter(
   };
   const retract = (id: string, retraction: Retraction) => {
     if (connectionLost() !== undefined) return later(id, retraction);
-    const { buckets, members } = retraction;
-    Promise.all(buckets.map((bucket) => redis.zrem(bucket, ...members))).catch(() => later(id, retraction));
+    redis.zrem(retraction.bucket, ...retraction.members).catch(() => later(id, retraction));
   };
   redis.on("ready", () => {
     for (const [id, retraction] of unretracted) {
@@ -195,18 +194,17 @@ export function createRedisRateLimiter(
    * decides nothing: it is sent again, and at the deadline its member is retracted.
    */
   function decide(
-    windows: readonly LimitWindow[],
+    bucket: string,
     id: string,
     cost: number,
     attempt: (ackWaitMs: number | undefined) => Promise<StackedLogReply>,
   ): Promise<StackedLogReply> {
     const giveUpAt = now() + deadlineMs;
     if (replicasAck) {
-      // Every window of one request is in one organization's slot: its first names the master.
-      const missing = options.replicaMissing?.(windows[0]?.bucket ?? "");
+      const missing = options.replicaMissing?.(bucket);
       if (missing) return Promise.reject(noReplicaAcknowledged(missing));
     }
-    const retraction = { buckets: windows.map((window) => window.bucket), members: membersOf(id, cost) };
+    const retraction = { bucket, members: membersOf(id, cost) };
     return new Promise((resolve, reject) => {
       let settled = false;
       let unconfirmed = false;
@@ -269,13 +267,14 @@ export function createRedisRateLimiter(
   }
 
   async function consumeWindows(
-    windows: readonly LimitWindow[],
+    bucket: string,
+    windows: readonly WindowLimit[],
     cost: number,
     check: RecordVersionCheck | undefined,
   ): Promise<CheckedStackedDecision> {
     const id = member();
-    const reply = await decide(windows, id, cost, (ack) =>
-      evalStackedLog(redis, windows, cost, id, check, ack),
+    const reply = await decide(bucket, id, cost, (ack) =>
+      evalStackedLog(redis, bucket, windows, cost, id, check, ack),
     );
     if (reply.stale) return { type: "stale", records: reply.records };
     return { type: "decided", decision: decisionOf(reply, windows, cost), records: reply.records };
@@ -287,7 +286,7 @@ export function createRedisRateLimiter(
     },
 
     async consume(bucket, quota, windowMs) {
-      const answer = await consumeWindows([{ bucket, quota, windowMs }], 1, undefined);
+      const answer = await consumeWindows(bucket, [{ quota, windowMs }], 1, undefined);
       // Without a record-version check the script never answers "stale".
       return oneWindow((answer as Extract<CheckedStackedDecision, { type: "decided" }>).decision);
     },
@@ -299,7 +298,7 @@ export function createRedisRateLimiter(
     },
 
     async consumeChecked(bucket, quota, windowMs, check) {
-      const answer = await consumeWindows([{ bucket, quota, windowMs }], 1, check);
+      const answer = await consumeWindows(bucket, [{ quota, windowMs }], 1, check);
       if (answer.type === "stale") return answer;
       return { type: "decided", decision: oneWindow(answer.decision), records: answer.records };
     },

@@ -95,6 +95,33 @@ function limiterContract(open: () => Promise<Subject>): void {
     expect(await limiter.held(b, windowMs)).toBe(0);
   });
 
+  test("every window of a bucket counts its admissions over its own length; Retry-After waits for all", async () => {
+    const { limiter, wait, windowMs } = await open();
+    const b = bucket();
+    const windows = [
+      { quota: 2, windowMs },
+      { quota: 3, windowMs: 3 * windowMs },
+    ];
+    const decide = async () => {
+      const answer = await limiter.consumeWindows(b, windows, 1);
+      if (answer.type !== "decided") throw new Error("no record-version check was asked for");
+      return answer.decision;
+    };
+    expect((await decide()).type).toBe("allow");
+    await wait(windowMs + 20);
+    // The first admission has left the short window only: one slot held there after this one, two in the long.
+    expect(await decide()).toMatchObject({ type: "allow", windows: [{ remaining: 1 }, { remaining: 1 }] });
+    expect(await decide()).toMatchObject({ type: "allow", windows: [{ remaining: 0 }, { remaining: 0 }] });
+    const denied = await decide();
+    if (denied.type !== "deny") throw new Error("both windows are full");
+    // The short window frees a slot within one window, the long one only when the first admission
+    // leaves it, about two short windows from now: Retry-After is the later of the two.
+    expect(denied.retryAfterMs).toBeGreaterThan(windowMs);
+    expect(denied.retryAfterMs).toBeLessThanOrEqual(2 * windowMs);
+    expect(await limiter.held(b, windowMs)).toBe(2);
+    expect(await limiter.held(b, 3 * windowMs)).toBe(3);
+  });
+
   test("it reports itself healthy on its own backend", async () => {
     const { limiter } = await open();
     expect(limiter.healthy).toBe(true);

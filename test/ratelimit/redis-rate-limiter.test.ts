@@ -5,7 +5,11 @@ import { createManagementRateLimit } from "../../src/ratelimit/management-rate-l
 import { openRedis, waitUntilReady } from "../../src/redis/connection.js";
 import { createRedisRateLimiter } from "../../src/ratelimit/redis-rate-limiter.js";
 import { recordVersionKeys } from "../../src/cache/redis-record-versions.js";
-import { evalSlidingLog, slidingLogScriptSha } from "../../src/ratelimit/redis-sliding-log.js";
+import {
+  evalSlidingLog,
+  evalStackedLog,
+  slidingLogScriptSha,
+} from "../../src/ratelimit/redis-sliding-log.js";
 import { startThrowawayRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 
@@ -117,6 +121,58 @@ describeWithServices(["redis", "redisServer"], "Redis limiter internals", ({ red
       replayed: true,
     });
     expect(await redis.zcard(key)).toBe(2);
+  });
+
+  test("the windows of a bucket share one log: each counts its own length of it, a decision writes its cost once", async () => {
+    const redis = await connect();
+    const key = `lk-test:${randomUUID()}`;
+    const [seconds, micros] = await redis.time();
+    // A slot taken 5 s ago: inside the minute, outside the second (as if that much time had passed).
+    const fiveSecondsAgo = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - 5000;
+    await redis.zadd(key, fiveSecondsAgo, "old:1");
+    const windows = [
+      { quota: 2, windowMs: 1000 },
+      { quota: 3, windowMs: 60_000 },
+    ];
+    const first = await evalStackedLog(redis, key, windows, 2, "m:1");
+    expect(first).toMatchObject({
+      admitted: true,
+      windows: [
+        { count: 0, oldest: undefined },
+        { count: 1, oldest: fiveSecondsAgo },
+      ],
+    });
+    // One set holds every window's slots: the old one and the request's two, written once.
+    expect(await redis.zrange(key, 0, -1)).toEqual(["old:1", "m:1", "m:1#2"]);
+    expect(await redis.pttl(key)).toBeGreaterThan(1000);
+    // A retry is answered as decided, with what each window held before it, and counts nothing.
+    expect(await evalStackedLog(redis, key, windows, 2, "m:1")).toMatchObject({
+      admitted: true,
+      replayed: true,
+      windows: [{ count: 0 }, { count: 1 }],
+    });
+    // Both windows are full now; each names the slot whose leaving lets one more in: in the second,
+    // the request's own (its window no longer holds the old one), in the minute the old one.
+    const refused = await evalStackedLog(redis, key, windows, 1, "m:2");
+    expect(refused).toMatchObject({
+      admitted: false,
+      windows: [
+        { count: 2, oldest: first.now, blocking: first.now },
+        { count: 3, oldest: fiveSecondsAgo, blocking: fiveSecondsAgo },
+      ],
+    });
+    expect(await redis.zcard(key)).toBe(3);
+  });
+
+  test("a window added to a group later counts the slots its log already holds", async () => {
+    const redis = await connect();
+    const limiter = createRedisRateLimiter(redis);
+    const key = `lk-test:${randomUUID()}`;
+    const minute = { quota: 5, windowMs: 60_000 };
+    for (let i = 0; i < 2; i++)
+      expect((await limiter.consume(key, minute.quota, minute.windowMs)).type).toBe("allow");
+    const answer = await limiter.consumeWindows(key, [minute, { quota: 2, windowMs: 3_600_000 }], 1);
+    expect(answer).toMatchObject({ type: "decided", decision: { type: "deny" } });
   });
 
   test("a call whose first attempt timed out is sent again under the same member and counted once", async () => {
