@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
-import { onTestFinished } from "vitest";
+import { afterAll, beforeAll, onTestFinished } from "vitest";
 import { buildApp, type Services } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import type { Clock } from "../../src/domain/clock.js";
@@ -60,6 +60,35 @@ export interface TestAppOptions {
 
 /** Builds a fresh app over its own database and closes it when the test ends. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  return testAppOf(options, (close) => onTestFinished(close));
+}
+
+/**
+ * Declares, in a `describe` (or a file), an app that its tests share: built before the first, closed
+ * after the last. Building an app costs about what a hundred organizations created in it do, so a
+ * file of many small tests shares one; its tests keep apart by each creating organizations of their
+ * own, under names no other test uses. The returned function gives the app inside a test.
+ */
+export function sharedTestApp(options: TestAppOptions = {}): () => TestApp {
+  let shared: TestApp | undefined;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    shared = await testAppOf(options, (closeApp) => {
+      close = closeApp;
+    });
+  });
+  afterAll(() => close?.());
+  return () => {
+    if (!shared)
+      throw new Error("sharedTestApp: the app is built before the first test; use it inside tests");
+    return shared;
+  };
+}
+
+async function testAppOf(
+  options: TestAppOptions,
+  closeWhenDone: (close: () => Promise<void>) => void,
+): Promise<TestApp> {
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
@@ -75,7 +104,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const { app, services } = await buildApp({ config, clock: options.clock, logStream });
-  onTestFinished(() => app.close());
+  closeWhenDone(async () => {
+    await app.close();
+  });
   await app.ready();
   return {
     app,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { PERMISSION_CATALOGUE } from "../../src/domain/permissions.js";
 import { defaultQuota } from "../../src/domain/rate-limit-groups.js";
-import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { sharedTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { rateLimitOf, seedKey } from "../helpers/http-keys.js";
 import {
   RESOURCE_ROUTES,
@@ -23,9 +23,15 @@ interface Setup {
 }
 
 describe.each(RESOURCE_ROUTES)("$label ($method)", (route) => {
+  // One app per route: building one was most of each test's time. Each test has organizations of its
+  // own in it, so nothing one test does (records, counted slots, disabled keys) is seen by another.
+  const sharedApp = sharedTestApp();
+  let organizations = 0;
+  const organization = (name: string) => sharedApp().createOrganization(`${name} ${++organizations}`);
+
   async function setup(): Promise<Setup> {
-    const testApp = await buildTestApp();
-    const owner = await testApp.createOrganization();
+    const testApp = sharedApp();
+    const owner = await organization("acme");
     const other = await seedKey(testApp, owner, { name: "other", permissions: ["images:create"] });
     const { id } = await seedResource(testApp, owner, route.family, { name: "target" });
     return { testApp, owner, other, targetId: id };
@@ -86,7 +92,7 @@ describe.each(RESOURCE_ROUTES)("$label ($method)", (route) => {
 
   test("does not reach into another organization", async () => {
     const s = await setup();
-    const stranger = await s.testApp.createOrganization("stranger");
+    const stranger = await organization("stranger");
     const before = await recordsOf(s.testApp, s.owner, route.family);
     const response = await s.testApp.app.inject(resourceRequest(route, s.targetId, stranger.headers));
     if (route.targetsRecord) {
