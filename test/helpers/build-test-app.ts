@@ -67,21 +67,36 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
  * Declares, in a `describe` (or a file), an app that its tests share: built before the first, closed
  * after the last. Building an app costs about what a hundred organizations created in it do, so a
  * file of many small tests shares one; its tests keep apart by each creating organizations of their
- * own, under names no other test uses. The returned function gives the app inside a test.
+ * own (`createOrganization` adds a number to the name, so no two tests' names collide). The returned
+ * function gives the app inside a test. Not for a test that needs its own clock or settings.
  */
 export function sharedTestApp(options: TestAppOptions = {}): () => TestApp {
   let shared: TestApp | undefined;
   let close: (() => Promise<void>) | undefined;
+  let organizations = 0;
   beforeAll(async () => {
-    shared = await testAppOf(options, (closeApp) => {
+    const testApp = await testAppOf(options, (closeApp) => {
       close = closeApp;
     });
+    shared = {
+      ...testApp,
+      createOrganization: (name = "acme") => testApp.createOrganization(`${name} ${++organizations}`),
+    };
   });
   afterAll(() => close?.());
   return () => {
     if (!shared)
       throw new Error("sharedTestApp: the app is built before the first test; use it inside tests");
     return shared;
+  };
+}
+
+/** `ownerApp` over an app its tests share (`sharedTestApp`): each call, a new organization in it. */
+export function sharedOwnerApp(): () => Promise<{ testApp: TestApp; app: FastifyInstance; owner: TestKey }> {
+  const sharedApp = sharedTestApp();
+  return async () => {
+    const testApp = sharedApp();
+    return { testApp, app: testApp.app, owner: await testApp.createOrganization() };
   };
 }
 

@@ -26,12 +26,10 @@ describe.each(RESOURCE_ROUTES)("$label ($method)", (route) => {
   // One app per route: building one was most of each test's time. Each test has organizations of its
   // own in it, so nothing one test does (records, counted slots, disabled keys) is seen by another.
   const sharedApp = sharedTestApp();
-  let organizations = 0;
-  const organization = (name: string) => sharedApp().createOrganization(`${name} ${++organizations}`);
 
   async function setup(): Promise<Setup> {
     const testApp = sharedApp();
-    const owner = await organization("acme");
+    const owner = await testApp.createOrganization();
     const other = await seedKey(testApp, owner, { name: "other", permissions: ["images:create"] });
     const { id } = await seedResource(testApp, owner, route.family, { name: "target" });
     return { testApp, owner, other, targetId: id };
@@ -92,7 +90,7 @@ describe.each(RESOURCE_ROUTES)("$label ($method)", (route) => {
 
   test("does not reach into another organization", async () => {
     const s = await setup();
-    const stranger = await organization("stranger");
+    const stranger = await s.testApp.createOrganization("stranger");
     const before = await recordsOf(s.testApp, s.owner, route.family);
     const response = await s.testApp.app.inject(resourceRequest(route, s.targetId, stranger.headers));
     if (route.targetsRecord) {
