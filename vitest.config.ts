@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/helpers/longest-first.js";
 import { scaledMs } from "./test/helpers/start-deadline.js";
 
 /** A file of the client package's source, so tests run the client as it is now, not its last build. */
@@ -61,6 +62,9 @@ export default defineConfig({
     // and three tests ran out of time; again with the bundled executables, 495 s against 415 to 487
     // with three, and two password-hashing tests ran out of time: four is too many on 2 cores.
     maxWorkers: 3,
+    // The files measured longest start first, in either project, so none is left running alone at the
+    // end (test/helpers/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     // A worker keeps its loaded modules from one file to the next instead of importing src/ afresh for
     // each (that import was a third of the run). Files share no state through modules: every test
     // builds its own app, stores and registry.

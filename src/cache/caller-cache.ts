@@ -1,5 +1,11 @@
 import type { ApiKeyRecord } from "../store/key-store.js";
 
+/** A caller's key a cache holds, and the record version it was read at (for the limiter to confirm). */
+export interface CachedCaller {
+  key: ApiKeyRecord;
+  version: number;
+}
+
 /**
  * The one thing the access decision knows of the caches: a caller's key that a cache holds but that
  * only Redis can confirm, in the same call that counts the request (the limiter's), or in a call of
@@ -8,12 +14,17 @@ import type { ApiKeyRecord } from "../store/key-store.js";
  */
 export interface CallerCache {
   /**
-   * The cached key of `apiId` and the record version it was read at, or undefined (none held, or the
-   * limiter cannot confirm versions now). Never trust it before the limiter confirmed the version.
+   * The decision on the key this cache holds for `apiId`: `step` decides on it, passing its version to
+   * the call that confirms it, and answers undefined when it cannot (the version turned out stale, or
+   * a refusal that the key in the database might not give). Then the entry is forgotten and `fresh`
+   * decides on the key read from the database, as it does when no entry is held (or the limiter cannot
+   * confirm versions now). The key is not to be trusted before that call confirmed its version.
    */
-  peek(apiId: string): { key: ApiKeyRecord; version: number } | undefined;
-  /** Drops the entry of `apiId` (its version was stale, or it led to a refusal). */
-  forget(apiId: string): void;
+  decide<T>(
+    apiId: string,
+    step: (cached: CachedCaller) => Promise<T | undefined>,
+    fresh: () => Promise<T>,
+  ): Promise<T>;
   /**
    * For a decision that counts against no group (so makes no limiter call): whether `orgId`'s records
    * are still at `version` with no write in progress, asked of Redis in one round trip. False when

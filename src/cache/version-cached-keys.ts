@@ -50,14 +50,17 @@ export function withVersionCachedKeys(
       versions.clear();
     },
     callers: {
-      peek(apiId) {
+      async decide(apiId, step, fresh) {
         const entry = usable() ? byApiId.get(apiId) : undefined;
         count("caller_key", entry ? "hit" : "miss");
-        return entry && { key: entry.value, version: entry.version };
-      },
-      forget(apiId) {
+        if (!entry) return fresh();
+        const decided = await step({ key: entry.value, version: entry.version });
+        if (decided !== undefined) return decided;
+        // Stale, or a refusal the stored key might not give: decide again on the database's key,
+        // which its read caches anew at the version current then.
         count("caller_key", "dropped");
         byApiId.delete(apiId);
+        return fresh();
       },
       confirm: options.confirm,
     },

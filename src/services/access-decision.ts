@@ -86,9 +86,6 @@ export interface AccessControlDeps {
   onRateLimited?: (orgId: string, refusal: { group: string; quota: number; windowSeconds: number }) => void;
 }
 
-/** The limiter found the cached key's record version outdated: decide again on the database's key. */
-const STALE = Symbol("stale");
-
 /**
  * Checks, in this order, and stops at the first refusal: credentials (401) -> the key's networks (403
  * `ip_not_allowed`, part of the credentials step: a key used from elsewhere is no credential) -> permission (403
@@ -130,12 +127,16 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     }
   }
 
-  /** `expected`: the record version `caller` was cached at, for the limiter to confirm. */
+  /**
+   * `expected`: the record version `caller` was cached at, for the limiter to confirm. Undefined when
+   * the cached caller cannot be decided on (only ever with `expected`): the cache then decides again
+   * on the database's key.
+   */
   async function decideChecked(
     caller: ApiKeyRecord,
     request: Omit<AccessRequest, "authorization">,
     expected: number | undefined,
-  ): Promise<AccessDecision | typeof STALE> {
+  ): Promise<AccessDecision | undefined> {
     const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
       allowed: false,
       error,
@@ -152,7 +153,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     if (feature || request.credits) plan = await plans.get(caller.orgId, expected);
     if (feature && plan && !plan[feature]) {
       // A cached key may have been disabled since: 401 must win over 403, so decide on the stored key.
-      if (expected !== undefined) return STALE;
+      if (expected !== undefined) return undefined;
       return refuse(new LatchkeyError("plan_restricted", planRestrictedMessage(feature)));
     }
 
@@ -161,7 +162,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
       // No limiter call to carry the record version: the cache's own call (one Redis round trip)
       // confirms a cached key, or, not waited for, observes the version so the key's next read is cached.
       if (expected === undefined) void deps.callers.confirm(caller.orgId, undefined);
-      else if (!(await deps.callers.confirm(caller.orgId, expected))) return STALE;
+      else if (!(await deps.callers.confirm(caller.orgId, expected))) return undefined;
     } else if (request.group) {
       let answer: Awaited<ReturnType<ManagementRateLimit["consumeExpecting"]>>;
       const count = { key: caller, cost: request.cost };
@@ -175,7 +176,8 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
         if (error instanceof LatchkeyError && error.code === "rate_limiter_unavailable") return refuse(error);
         throw error;
       }
-      if (answer.type === "stale") return STALE;
+      // The cached caller's version is no longer current: nothing was counted.
+      if (answer.type === "stale") return undefined;
       limit = answer;
       if (limit.type === "deny") {
         const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds, limit.per);
@@ -209,48 +211,55 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
   const decideFor = (caller: ApiKeyRecord, request: Omit<AccessRequest, "authorization">) =>
     decideChecked(caller, request, undefined) as Promise<AccessDecision>;
 
-  /**
-   * The decision on the caller's cached key, when there is one: the limiter confirms the key's record
-   * version in the same call that counts the request (or, for a request of no group, the cache's own
-   * `confirm` does, before anything is consumed), so the key is exact at that moment. Only an admission, or a refusal by the limiter or credits, is decided
-   * this way; a refusal before the limiter (disabled, missing permission, plan) might come from a key
-   * changed since, so those, and a stale version, are decided again on the key read from the database.
-   */
-  async function decideOnCachedCaller(request: AccessRequest): Promise<AccessDecision | undefined> {
-    const credentials = parseBasicCredentials(request.authorization ?? undefined);
-    const entry = credentials && deps.callers?.peek(credentials.apiId);
-    if (!credentials || !entry) return undefined;
-    const { key, version } = entry;
-    const verdict = credentialVerdict(key, credentials.secret, now(), hasher);
-    // A secret changes only by a roll, which moves the version: a mismatch goes the ordinary way (to
-    // its 401, or to the key read again after a roll), entry kept.
-    if (verdict === "wrong_secret") return undefined;
-    if (
-      verdict === "accepted" &&
-      fromAllowedNetwork(key, request.client) &&
-      grantAllows(key, request.permission)
-    ) {
-      const decision = await decideChecked(key, request, version);
-      if (decision !== STALE) {
-        deps.lastUse?.touch(key);
-        return decision;
-      }
+  /** The decision on the key read from the database (every check, credentials first). */
+  async function decideOnStoredKey(request: AccessRequest): Promise<AccessDecision> {
+    const caller = await authenticated(request.authorization, request.client);
+    if (caller instanceof LatchkeyError) {
+      return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
     }
-    deps.callers?.forget(credentials.apiId);
-    return undefined;
+    return decideFor(caller, request);
+  }
+
+  /**
+   * The decision on the caller's cached key, when the cache holds one (`CallerCache.decide`): the
+   * limiter confirms the key's record version in the same call that counts the request (or, for a
+   * request of no group, the cache's own `confirm` does, before anything is consumed), so the key is
+   * exact at that moment. Only an admission, or a refusal by the limiter or credits, is decided this
+   * way; a refusal before the limiter (disabled, missing permission, plan) might come from a key
+   * changed since, so those, like an unconfirmed version, are left to the database's key.
+   */
+  function decideOnCachedKey(
+    callers: CallerCache,
+    request: AccessRequest,
+  ): Promise<AccessDecision> | undefined {
+    const credentials = parseBasicCredentials(request.authorization ?? undefined);
+    if (!credentials) return undefined;
+    const fresh = () => decideOnStoredKey(request);
+    return callers.decide(
+      credentials.apiId,
+      async ({ key, version }) => {
+        const verdict = credentialVerdict(key, credentials.secret, now(), hasher);
+        // A secret changes only by a roll, which moves the version: a mismatch goes the ordinary way
+        // (to its 401, or to the key read again after a roll), entry kept.
+        if (verdict === "wrong_secret") return fresh();
+        if (
+          verdict !== "accepted" ||
+          !fromAllowedNetwork(key, request.client) ||
+          !grantAllows(key, request.permission)
+        ) {
+          return undefined;
+        }
+        const decision = await decideChecked(key, request, version);
+        if (decision) deps.lastUse?.touch(key);
+        return decision;
+      },
+      fresh,
+    );
   }
 
   return {
     async decide(request) {
-      if (deps.callers) {
-        const decided = await decideOnCachedCaller(request);
-        if (decided) return decided;
-      }
-      const caller = await authenticated(request.authorization, request.client);
-      if (caller instanceof LatchkeyError) {
-        return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
-      }
-      return decideFor(caller, request);
+      return (deps.callers && decideOnCachedKey(deps.callers, request)) ?? decideOnStoredKey(request);
     },
     authenticate: authenticated,
     decideFor,

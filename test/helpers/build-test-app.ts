@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
-import { onTestFinished } from "vitest";
+import { afterAll, beforeAll, onTestFinished } from "vitest";
 import { buildApp, type Services } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import type { Clock } from "../../src/domain/clock.js";
@@ -60,6 +60,50 @@ export interface TestAppOptions {
 
 /** Builds a fresh app over its own database and closes it when the test ends. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  return testAppOf(options, (close) => onTestFinished(close));
+}
+
+/**
+ * Declares, in a `describe` (or a file), an app that its tests share: built before the first, closed
+ * after the last. Building an app costs about what a hundred organizations created in it do, so a
+ * file of many small tests shares one; its tests keep apart by each creating organizations of their
+ * own (`createOrganization` adds a number to the name, so no two tests' names collide). The returned
+ * function gives the app inside a test. Not for a test that needs its own clock or settings.
+ */
+export function sharedTestApp(options: TestAppOptions = {}): () => TestApp {
+  let shared: TestApp | undefined;
+  let close: (() => Promise<void>) | undefined;
+  let organizations = 0;
+  beforeAll(async () => {
+    const testApp = await testAppOf(options, (closeApp) => {
+      close = closeApp;
+    });
+    shared = {
+      ...testApp,
+      createOrganization: (name = "acme") => testApp.createOrganization(`${name} ${++organizations}`),
+    };
+  });
+  afterAll(() => close?.());
+  return () => {
+    if (!shared)
+      throw new Error("sharedTestApp: the app is built before the first test; use it inside tests");
+    return shared;
+  };
+}
+
+/** `ownerApp` over an app its tests share (`sharedTestApp`): each call, a new organization in it. */
+export function sharedOwnerApp(): () => Promise<{ testApp: TestApp; app: FastifyInstance; owner: TestKey }> {
+  const sharedApp = sharedTestApp();
+  return async () => {
+    const testApp = sharedApp();
+    return { testApp, app: testApp.app, owner: await testApp.createOrganization() };
+  };
+}
+
+async function testAppOf(
+  options: TestAppOptions,
+  closeWhenDone: (close: () => Promise<void>) => void,
+): Promise<TestApp> {
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
@@ -75,7 +119,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const { app, services } = await buildApp({ config, clock: options.clock, logStream });
-  onTestFinished(() => app.close());
+  closeWhenDone(async () => {
+    await app.close();
+  });
   await app.ready();
   return {
     app,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { RESOURCE_FAMILIES, type ResourceFamily } from "../../src/domain/resource-families.js";
-import { buildTestApp, ownerApp } from "../helpers/build-test-app.js";
+import { buildTestApp, sharedOwnerApp } from "../helpers/build-test-app.js";
 import { bodyShapeCases, expectErrorBody } from "../helpers/body-error-cases.js";
 import { rateLimitOf } from "../helpers/http-keys.js";
 import { recordsOf, seedResource, unknownId } from "../helpers/resource-routes.js";
@@ -18,12 +18,16 @@ async function seedMany(
   for (let i = 0; i < count; i++) await service.create({ orgId }, { name: `seed ${i}` });
 }
 
+// One app for the file's tests but the one that breaks a service (building one was most of a test's
+// time); each gets an organization of its own in it, so no test sees another's records or slots.
+const sharedOwner = sharedOwnerApp();
+
 describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   const { path } = family;
 
   describe("400 invalid_request", () => {
     test("a bad body lists what is wrong with a JSON pointer to it", async () => {
-      const { app, owner } = await ownerApp();
+      const { app, owner } = await sharedOwner();
       const response = await app.inject({
         method: "POST",
         url: path,
@@ -43,7 +47,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
       ["limit=5", "/query/limit"],
       ["include_disabled=true", "/query/include_disabled"],
     ])("the query %s is 400 naming %s", async (query, pointer) => {
-      const { app, owner } = await ownerApp();
+      const { app, owner } = await sharedOwner();
       const response = await app.inject({ method: "GET", url: `${path}?${query}`, headers: owner.headers });
       expect(response.statusCode).toBe(400);
       expectErrorBody(response.json(), 400, "Bad Request", "invalid_request");
@@ -57,7 +61,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
     ] as const)(
       "%s with an id of another kind (a key id, another family's id) is 400",
       async (method, payload) => {
-        const { app, owner } = await ownerApp();
+        const { app, owner } = await sharedOwner();
         const otherFamily = RESOURCE_FAMILIES.find((candidate) => candidate !== family) ?? family;
         for (const id of [owner.id, unknownId(otherFamily), "%20", "prx_short"]) {
           const response = await app.inject({
@@ -76,7 +80,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
     );
 
     test("a page_start this service did not issue, or issued for another listing, is 400", async () => {
-      const { testApp, app, owner } = await ownerApp();
+      const { testApp, app, owner } = await sharedOwner();
       const otherFamily = RESOURCE_FAMILIES.find((candidate) => candidate !== family) ?? family;
       for (let i = 0; i < 2; i++) await seedResource(testApp, owner, otherFamily);
       const otherPage = await app.inject({
@@ -104,7 +108,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
       ["POST", { name: "x" }],
       ["DELETE", undefined],
     ] as const)("%s of an id that never existed is 404 naming the id", async (method, payload) => {
-      const { app, owner } = await ownerApp();
+      const { app, owner } = await sharedOwner();
       const id = unknownId(family);
       const response = await app.inject({
         method,
@@ -127,7 +131,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
       ["PATCH", "/ID", "GET, HEAD, POST, DELETE"],
       ["PUT", "/ID", "GET, HEAD, POST, DELETE"],
     ] as const)("%s is 405 with Allow: %s, before authentication", async (method, suffix, allow) => {
-      const { app } = await buildTestApp();
+      const { app } = await sharedOwner();
       const url = `${path}${suffix.replace("ID", unknownId(family))}`;
       const response = await app.inject({ method, url });
       expect(response.statusCode).toBe(405);
@@ -139,7 +143,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
 
   describe("409 resource_quota_exceeded", () => {
     test("the 1,001st record is refused and changes nothing; a delete frees a slot", async () => {
-      const { testApp, app, owner } = await ownerApp();
+      const { testApp, app, owner } = await sharedOwner();
       await seedMany(testApp, owner.orgId, family, 999);
       const create = () =>
         app.inject({ method: "POST", url: path, headers: owner.headers, payload: { name: "one more" } });
@@ -171,7 +175,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
     });
 
     test("concurrent creates at the boundary never pass 1,000", async () => {
-      const { testApp, app, owner } = await ownerApp();
+      const { testApp, app, owner } = await sharedOwner();
       await seedMany(testApp, owner.orgId, family, 995);
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -186,7 +190,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
     });
 
     test("the quota is per family and per organization", async () => {
-      const { testApp, app, owner } = await ownerApp();
+      const { testApp, app, owner } = await sharedOwner();
       await seedMany(testApp, owner.orgId, family, 1000);
       const otherFamily = RESOURCE_FAMILIES.find((candidate) => candidate !== family) ?? family;
       const sameOrgOtherFamily = await app.inject({

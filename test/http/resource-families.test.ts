@@ -7,11 +7,21 @@ import {
   STORAGE_DESTINATIONS,
 } from "../../src/domain/resource-families.js";
 import { MAX_SETTINGS_BYTES } from "../../src/domain/resource-schemas.js";
-import { fakeClock, ownerApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import {
+  fakeClock,
+  ownerApp,
+  sharedOwnerApp,
+  type TestApp,
+  type TestKey,
+} from "../helpers/build-test-app.js";
 import { keyWith, rateLimitOf, repeat } from "../helpers/http-keys.js";
 import { RESOURCE_ROUTES, recordsOf, resourceRequest, seedResource } from "../helpers/resource-routes.js";
 
 /** What a user of the three families notices (docs/resource-families.md), for each family. */
+
+// One app for the file's tests that need no clock of their own (building one was most of a test's
+// time); each gets an organization of its own in it, so no test sees another's records or slots.
+const sharedOwner = sharedOwnerApp();
 
 /** A settings object whose JSON text is exactly `bytes` bytes long. */
 function settingsOfSize(bytes: number, filler = "x"): Record<string, unknown> {
@@ -83,7 +93,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   });
 
   test("settings up to 16 KiB as JSON are kept exactly; one byte more is 400 and changes nothing", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const fits = settingsOfSize(MAX_SETTINGS_BYTES);
     const created = await post(t, path, { name: "big", settings: fits });
     expect(created.statusCode).toBe(200);
@@ -103,7 +113,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   });
 
   test("settings nested 32 levels deep are kept; deeper (even 30,000 levels) is 400, never 500", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
     const send = (levels: number) =>
       t.app.inject({
@@ -122,7 +132,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   });
 
   test("multi-byte settings are measured in bytes, not characters", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     // 6,000 characters of "é" are 12,000 bytes: fine; 9,000 are 18,000 bytes: too big.
     expect((await post(t, path, { name: "é", settings: { v: "é".repeat(6_000) } })).statusCode).toBe(200);
     expect((await post(t, path, { name: "é", settings: { v: "é".repeat(9_000) } })).statusCode).toBe(400);
@@ -144,7 +154,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   ])(
     "%s is 400 pointing at it, on create and update, and changes nothing",
     async (_label, payload, pointer) => {
-      const t = await ownerApp();
+      const t = await sharedOwner();
       const { id } = await seedResource(t.testApp, t.owner, family, { name: "kept", settings: { k: 1 } });
       const before = await recordsOf(t.testApp, t.owner, family);
       for (const url of [path, `${path}/${id}`]) {
@@ -160,13 +170,13 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   );
 
   test("the enabled member gets a hint that the request field is disabled", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const response = await post(t, path, { name: "a", enabled: true });
     expect(response.json().message).toContain('"disabled"');
   });
 
   test("names of 1 and 255 characters (code points, emoji included) are accepted", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     for (const name of ["a", "n".repeat(255), "🔑".repeat(255)]) {
       const response = await post(t, path, { name });
       expect(response.statusCode).toBe(200);
@@ -175,7 +185,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   });
 
   test("delete removes the record: then 404 on retrieve and update, gone from the list; repeating it is 204", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const { id } = await seedResource(t.testApp, t.owner, family);
     const remove = () => t.app.inject({ method: "DELETE", url: `${path}/${id}`, headers: t.owner.headers });
     const first = await remove();
@@ -193,7 +203,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   });
 
   test("a repeated delete by another organization is still 404: it never learns the id existed", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const { id } = await seedResource(t.testApp, t.owner, family);
     await t.app.inject({ method: "DELETE", url: `${path}/${id}`, headers: t.owner.headers });
     const stranger = await t.testApp.createOrganization("stranger");
@@ -230,7 +240,7 @@ describe.each(RESOURCE_FAMILIES)("$name", (family) => {
   });
 
   test("the default page is 10 records", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     for (let i = 0; i < 11; i++) await seedResource(t.testApp, t.owner, family);
     const page = await t.app.inject({ method: "GET", url: path, headers: t.owner.headers });
     expect(page.json().data).toHaveLength(10);
@@ -300,7 +310,7 @@ describe("plan restrictions (org plan --proxies off / --storage-destinations off
   test.each(gated)(
     "$family.name switched off: every route is 403 plan_restricted, not counted",
     async (c) => {
-      const t = await ownerApp();
+      const t = await sharedOwner();
       const { id } = await seedResource(t.testApp, t.owner, c.family);
       await t.testApp.services.plans.change(t.owner.orgId, { [c.feature]: false });
       const routes = RESOURCE_ROUTES.filter((route) => route.family === c.family);
@@ -331,7 +341,7 @@ describe("plan restrictions (org plan --proxies off / --storage-destinations off
   );
 
   test("a missing permission is reported before the plan restriction", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     await t.testApp.services.plans.change(t.owner.orgId, { proxies: false });
     const caller = await keyWith(t.testApp, t.owner, ["og_configs:read"]);
     const response = await t.app.inject({ method: "GET", url: PROXIES.path, headers: caller.headers });
@@ -339,7 +349,7 @@ describe("plan restrictions (org plan --proxies off / --storage-destinations off
   });
 
   test("the external id is restricted with storage destinations; OG configurations cannot be switched off", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     await t.testApp.services.plans.change(t.owner.orgId, { proxies: false, storageDestinations: false });
     const external = await t.app.inject({
       method: "GET",
@@ -357,7 +367,7 @@ describe("GET /v1/storage-destinations/aws-external-id", () => {
   const url = "/v1/storage-destinations/aws-external-id";
 
   test("is stable per organization and differs between organizations", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const first = await t.app.inject({ method: "GET", url, headers: t.owner.headers });
     expect(first.statusCode).toBe(200);
     expect(first.headers["cache-control"]).toBe("no-store");
@@ -371,7 +381,7 @@ describe("GET /v1/storage-destinations/aws-external-id", () => {
   });
 
   test("needs storage_destinations:create_update (read is not enough) and counts against storage-destination:read", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const reader = await keyWith(t.testApp, t.owner, ["storage_destinations:read"]);
     const refused = await t.app.inject({ method: "GET", url, headers: reader.headers });
     expect(refused.statusCode).toBe(403);
@@ -383,7 +393,7 @@ describe("GET /v1/storage-destinations/aws-external-id", () => {
   });
 
   test("is 401 without credentials and 405 for other methods", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const anonymous = await t.app.inject({ method: "GET", url });
     expect(anonymous.statusCode).toBe(401);
     const put = await t.app.inject({ method: "POST", url, headers: t.owner.headers, payload: {} });
@@ -393,7 +403,7 @@ describe("GET /v1/storage-destinations/aws-external-id", () => {
 });
 
 test("the OpenAPI document describes every family route with the one record schema", async () => {
-  const t = await ownerApp();
+  const t = await sharedOwner();
   const document = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json();
   for (const family of RESOURCE_FAMILIES) {
     expect(Object.keys(document.paths[family.path])).toEqual(expect.arrayContaining(["get", "post"]));
@@ -439,7 +449,7 @@ describe.each(RESOURCE_FAMILIES)("order of checks on $name (docs/authority.md)",
   });
 
   test("400 comes before 404, and both are counted against the write group", async () => {
-    const t = await ownerApp();
+    const t = await sharedOwner();
     const invalid = await t.app.inject({
       method: "POST",
       url: `${family.path}/${unknown}`,

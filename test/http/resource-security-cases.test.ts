@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { PERMISSION_CATALOGUE } from "../../src/domain/permissions.js";
 import { defaultQuota } from "../../src/domain/rate-limit-groups.js";
-import { buildTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
+import { sharedTestApp, type TestApp, type TestKey } from "../helpers/build-test-app.js";
 import { rateLimitOf, seedKey } from "../helpers/http-keys.js";
 import {
   RESOURCE_ROUTES,
@@ -23,8 +23,12 @@ interface Setup {
 }
 
 describe.each(RESOURCE_ROUTES)("$label ($method)", (route) => {
+  // One app per route: building one was most of each test's time. Each test has organizations of its
+  // own in it, so nothing one test does (records, counted slots, disabled keys) is seen by another.
+  const sharedApp = sharedTestApp();
+
   async function setup(): Promise<Setup> {
-    const testApp = await buildTestApp();
+    const testApp = sharedApp();
     const owner = await testApp.createOrganization();
     const other = await seedKey(testApp, owner, { name: "other", permissions: ["images:create"] });
     const { id } = await seedResource(testApp, owner, route.family, { name: "target" });
