@@ -5,6 +5,7 @@ import type { DestinationStream } from "pino";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
+import { secretHashingOf } from "./domain/secret-hashing.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
 import { parseScanningKeys } from "./domain/github-signature.js";
 import { blockListOf } from "./domain/networks.js";
@@ -36,6 +37,7 @@ import { adminCreditGrantRoutes } from "./http/routes/admin-credit-grants.js";
 import { adminLimitRoutes } from "./http/routes/admin-limits.js";
 import { adminServiceTokenRoutes } from "./http/routes/admin-service-tokens.js";
 import { createLimitOverrides, type LimitOverrides } from "./services/limit-overrides.js";
+import { recordServerHashing } from "./services/secret-hashing.js";
 import { createCreditGrants, type CreditGrants } from "./services/credit-grants.js";
 import { serializerCompiler } from "./http/serializer-compiler.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
@@ -182,6 +184,15 @@ export async function createServices(
   const redis = shared?.connection;
   const redisHealth = shared && (() => shared.monitor.current());
   const stores = await openStores(config.databaseUrl, log);
+  // What `keys import` beside the database compares its own environment with (services/secret-hashing.ts).
+  await recordServerHashing(stores.secretHashing, secretHashingOf(config.secretPepper), clock).catch(
+    async (error: unknown) => {
+      shared?.monitor.close();
+      redis?.disconnect();
+      await stores.close();
+      throw error;
+    },
+  );
   const groups = createGroupCatalog({
     store: stores.groups,
     fileGroups,
