@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.js";
@@ -77,7 +76,8 @@ import { createOrganizationLimitsView } from "./services/organization-limits.js"
 import { createPlanService, type PlanService } from "./services/plans.js";
 import { createProvisioning, type Provisioning } from "./services/provisioning.js";
 import { createGroupCatalog, type GroupCatalog } from "./services/rate-limit-groups.js";
-import { parseGroupsFile } from "./services/group-file.js";
+import { loadGroupsFile } from "./services/group-file.js";
+import { loadSettingFile } from "./setting-file.js";
 import { isRateLimitGroup } from "./domain/rate-limit-groups.js";
 import type { GroupLimit } from "./domain/rate-limit-policies.js";
 import { createRefusedCredentials } from "./services/refused-credentials.js";
@@ -421,25 +421,6 @@ const EXPIRY_SWEEP_INTERVAL_MS = 60_000;
 
 /** Every request's id (`X-Request-Id`, `request_id` in the logs). */
 const newRequestId = () => randomUUID();
-
-/**
- * A file named by a setting, read and parsed at start: one that cannot be read or parsed stops the
- * start with a message naming the setting, the file and (from `parse`) the line.
- */
-function loadSettingFile<T>(setting: string, path: string, parse: (text: string, source: string) => T): T {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new Error(`${setting}: cannot read ${path}: ${(error as Error).message}`);
-  }
-  return parse(text, `${setting} ${path}`);
-}
-
-/** The platform's groups of the LATCHKEY_GROUPS file (none without one). */
-function loadGroupsFile(config: Config): Record<string, GroupLimit> {
-  return config.groupsFile ? loadSettingFile("LATCHKEY_GROUPS", config.groupsFile, parseGroupsFile) : {};
-}
 
 export async function buildApp({
   config,
