@@ -4,7 +4,7 @@ import { defaultQuota, isRateLimitGroup, RATE_LIMIT_GROUPS } from "../domain/rat
 import { UsageError } from "./exit-codes.js";
 import type { GroupChange } from "./org-limits-change.js";
 import { parseInteger } from "./parse.js";
-import { formatWindows, parseWindows, type WindowFlag } from "./rate-limit-windows.js";
+import { formatWindows, parsePer, parseWindows, type WindowFlag } from "./rate-limit-windows.js";
 
 const LIMITS_HELP = `
 --quota sets one window of the deployment's length for a management group (as before stacked limits);
@@ -45,12 +45,6 @@ function parsePolicy(value: string): WindowFlag[] | "default" {
   if (!windows)
     throw new InvalidArgumentError("takes <quota>/<seconds>[,<quota>/<seconds>...] or 'default'.");
   return windows;
-}
-
-function parsePer(value: string): "organization" | "key" {
-  if (value !== "organization" && value !== "key")
-    throw new InvalidArgumentError("must be organization or key.");
-  return value;
 }
 
 /** The group change the flags ask for, if any; a refusal for flags that do not go together. */

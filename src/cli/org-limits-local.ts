@@ -1,19 +1,13 @@
 import type { OrganizationLimits } from "@latchkey/client";
-import { loadConfig } from "../config.js";
 import { OPERATOR_ACTOR } from "../domain/audit.js";
 import { systemClock } from "../domain/clock.js";
-import { LatchkeyError } from "../domain/errors.js";
 import { groupLimitFromJson } from "../domain/group-definitions.js";
 import { policiesToJson } from "../domain/rate-limit-policies.js";
 import { isRateLimitGroup } from "../domain/rate-limit-groups.js";
-import { loadGroupsFile } from "../services/group-file.js";
-import { createLimitOverrides } from "../services/limit-overrides.js";
 import { changeOrganizationLimits } from "../services/organization-limits.js";
-import { createGroupCatalog } from "../services/rate-limit-groups.js";
 import type { LimitChanges } from "../store/key-store.js";
-import { UsageError } from "./exit-codes.js";
 import { type GroupChange, overrideOf } from "./org-limits-change.js";
-import { withStores } from "./with-stores.js";
+import { withLimitServices } from "./with-limit-services.js";
 
 /**
  * `org limits` beside the database: the same services as the provisioning API's routes (the group
@@ -25,16 +19,7 @@ export async function limitsLocally(
   change: GroupChange | undefined,
   maxKeys: number | "default" | undefined,
 ): Promise<{ limits: OrganizationLimits; windowSeconds: number }> {
-  const config = loadConfig();
-  const windowSeconds = config.rateWindowSeconds;
-  return withStores(async (stores) => {
-    const groups = createGroupCatalog({
-      store: stores.groups,
-      fileGroups: loadGroupsFile(config),
-      windowSeconds,
-      clock: systemClock,
-    });
-    const overrides = createLimitOverrides({ keys: stores.keys, groups, clock: systemClock, windowSeconds });
+  return withLimitServices(async ({ stores, overrides, windowSeconds }) => {
     const read = async (): Promise<OrganizationLimits> => {
       const effective = await overrides.effective(orgId);
       const data = Object.fromEntries(
@@ -50,19 +35,12 @@ export async function limitsLocally(
     if (change?.type === "quota" && isRateLimitGroup(change.group))
       legacy.quotas = { [change.group]: change.quota };
     if (maxKeys !== undefined) legacy.maxKeys = maxKeys === "default" ? null : maxKeys;
-    try {
-      if (legacy.quotas !== undefined || legacy.maxKeys !== undefined)
-        await changeOrganizationLimits({ store: stores.keys, clock: systemClock }, orgId, legacy);
-      if (change?.type === "remove") await overrides.remove(orgId, change.group, OPERATOR_ACTOR);
-      if (change?.type === "windows") {
-        const limit = groupLimitFromJson(overrideOf(change, await read()));
-        await overrides.set(orgId, change.group, limit, OPERATOR_ACTOR);
-      }
-    } catch (error) {
-      // Windows out of range or an unknown group: the operator's to fix, exit 2 as over --url (400).
-      if (error instanceof LatchkeyError && error.code === "invalid_request")
-        throw new UsageError(error.message);
-      throw error;
+    if (legacy.quotas !== undefined || legacy.maxKeys !== undefined)
+      await changeOrganizationLimits({ store: stores.keys, clock: systemClock }, orgId, legacy);
+    if (change?.type === "remove") await overrides.remove(orgId, change.group, OPERATOR_ACTOR);
+    if (change?.type === "windows") {
+      const limit = groupLimitFromJson(overrideOf(change, await read()));
+      await overrides.set(orgId, change.group, limit, OPERATOR_ACTOR);
     }
     // Showing writes nothing and records nothing.
     return { limits: await read(), windowSeconds };

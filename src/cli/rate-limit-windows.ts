@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from "commander";
+
 /** One window as the wire names it: `quota` requests per `window_seconds`. */
 export interface WindowFlag {
   quota: number;
@@ -18,4 +20,11 @@ export function parseWindows(text: string): WindowFlag[] | undefined {
 /** Windows written back as the flags take them: `5/60,500/3600`. */
 export function formatWindows(policies: readonly WindowFlag[]): string {
   return policies.map((policy) => `${policy.quota}/${policy.window_seconds}`).join(",");
+}
+
+/** `--per`: whether each key counts on its own (`key`) or all the organization's keys together. */
+export function parsePer(value: string): "organization" | "key" {
+  if (value !== "organization" && value !== "key")
+    throw new InvalidArgumentError("must be organization or key.");
+  return value;
 }
