@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { createSecretHasher, type SecretHasher } from "./domain/credentials.js";
+import { secretHashingOf } from "./domain/secret-hashing.js";
 import { EMPTY_ROUTE_TABLE, parseRouteTable, type RouteTable } from "./domain/route-table.js";
 import { parseScanningKeys } from "./domain/github-signature.js";
 import { blockListOf } from "./domain/networks.js";
@@ -36,6 +36,7 @@ import { adminCreditGrantRoutes } from "./http/routes/admin-credit-grants.js";
 import { adminLimitRoutes } from "./http/routes/admin-limits.js";
 import { adminServiceTokenRoutes } from "./http/routes/admin-service-tokens.js";
 import { createLimitOverrides, type LimitOverrides } from "./services/limit-overrides.js";
+import { recordServerHashing } from "./services/secret-hashing.js";
 import { createCreditGrants, type CreditGrants } from "./services/credit-grants.js";
 import { serializerCompiler } from "./http/serializer-compiler.js";
 import { validatorCompiler } from "./http/validator-compiler.js";
@@ -75,7 +76,8 @@ import { createOrganizationLimitsView } from "./services/organization-limits.js"
 import { createPlanService, type PlanService } from "./services/plans.js";
 import { createProvisioning, type Provisioning } from "./services/provisioning.js";
 import { createGroupCatalog, type GroupCatalog } from "./services/rate-limit-groups.js";
-import { parseGroupsFile } from "./services/group-file.js";
+import { loadGroupsFile } from "./services/group-file.js";
+import { loadSettingFile } from "./setting-file.js";
 import { isRateLimitGroup } from "./domain/rate-limit-groups.js";
 import type { GroupLimit } from "./domain/rate-limit-policies.js";
 import { createRefusedCredentials } from "./services/refused-credentials.js";
@@ -182,6 +184,15 @@ export async function createServices(
   const redis = shared?.connection;
   const redisHealth = shared && (() => shared.monitor.current());
   const stores = await openStores(config.databaseUrl, log);
+  // What `keys import` beside the database compares its own environment with (services/secret-hashing.ts).
+  await recordServerHashing(stores.secretHashing, secretHashingOf(config.secretPepper), clock).catch(
+    async (error: unknown) => {
+      shared?.monitor.close();
+      redis?.disconnect();
+      await stores.close();
+      throw error;
+    },
+  );
   const groups = createGroupCatalog({
     store: stores.groups,
     fileGroups,
@@ -410,25 +421,6 @@ const EXPIRY_SWEEP_INTERVAL_MS = 60_000;
 
 /** Every request's id (`X-Request-Id`, `request_id` in the logs). */
 const newRequestId = () => randomUUID();
-
-/**
- * A file named by a setting, read and parsed at start: one that cannot be read or parsed stops the
- * start with a message naming the setting, the file and (from `parse`) the line.
- */
-function loadSettingFile<T>(setting: string, path: string, parse: (text: string, source: string) => T): T {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new Error(`${setting}: cannot read ${path}: ${(error as Error).message}`);
-  }
-  return parse(text, `${setting} ${path}`);
-}
-
-/** The platform's groups of the LATCHKEY_GROUPS file (none without one). */
-function loadGroupsFile(config: Config): Record<string, GroupLimit> {
-  return config.groupsFile ? loadSettingFile("LATCHKEY_GROUPS", config.groupsFile, parseGroupsFile) : {};
-}
 
 export async function buildApp({
   config,

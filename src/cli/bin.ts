@@ -42,6 +42,7 @@ const REGISTRARS: Record<string, Registrar> = {
   user: async () => (await import("./user-commands.js")).registerUserCommands,
   usage: async () => (await import("./usage-export-command.js")).registerUsageCommands,
   webhooks: async () => (await import("./webhook-commands.js")).registerWebhookCommands,
+  groups: async () => (await import("./groups-command.js")).registerGroupCommands,
 };
 
 // Anything else (no command, --help, a mistyped command) needs every command, for the list or the error.

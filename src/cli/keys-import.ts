@@ -13,8 +13,10 @@ made, shown in the output. Imported keys authenticate with their old secrets. Ev
 first; then all keys are stored in one transaction, quota-checked and audited (api_key.import), or none
 is. A bad line is reported with its number and field, and nothing is stored. --dry-run checks
 everything, the quota and taken api_ids included, and stores nothing. expires_at follows the rules of
-a create (the organization's policy included). With LATCHKEY_SECRET_PEPPER set, secret_sha256
-lines are refused. See docs/import.md (converting an Unkey export, for instance).`;
+a create (the organization's policy included). Secrets are hashed as the servers hash them: the import
+is refused until a server has started on the database (each records whether it uses a pepper, and
+which), and whenever LATCHKEY_SECRET_PEPPER here differs from theirs; with a pepper, secret_sha256 lines
+are refused. See docs/import.md (converting an Unkey export, for instance).`;
 
 interface ImportFlags {
   org: string;
@@ -31,6 +33,7 @@ async function runImport(flags: ImportFlags): Promise<void> {
     { systemClock },
     { createSecretHasher },
     { LatchkeyError },
+    { secretHashingOf },
     { importKeys },
     { withStores },
   ] = await Promise.all([
@@ -38,6 +41,7 @@ async function runImport(flags: ImportFlags): Promise<void> {
     import("../domain/clock.js"),
     import("../domain/credentials.js"),
     import("../domain/errors.js"),
+    import("../domain/secret-hashing.js"),
     import("../services/key-import.js"),
     import("./with-stores.js"),
   ]);
@@ -50,7 +54,8 @@ async function runImport(flags: ImportFlags): Promise<void> {
           store: stores.keys,
           hasher: createSecretHasher(config.secretPepper),
           clock: systemClock,
-          pepper: config.secretPepper !== undefined,
+          recordedHashing: stores.secretHashing,
+          ownHashing: secretHashingOf(config.secretPepper),
         },
         flags.org,
         text,

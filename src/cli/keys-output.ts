@@ -1,5 +1,6 @@
 import type { CreatedKey, KeyRecord } from "@latchkey/client";
 import { formatTable, printable, truncate } from "./text-table.js";
+import { formatWindows } from "./rate-limit-windows.js";
 
 /** When the key was reported leaked; servers from before leak response send no `leaked_at` at all. */
 function leakedAt(key: KeyRecord): string | null {
@@ -25,10 +26,7 @@ function expiry(key: KeyRecord): string {
 /** `thumbnails=5/60,500/3600; render=...`: a key's own windows, as `--rate-limit` takes them. */
 function rateLimitSummary(limits: NonNullable<KeyRecord["rate_limits"]>): string {
   return Object.entries(limits)
-    .map(
-      ([group, { policies }]) =>
-        `${group}=${policies.map((p) => `${p.quota}/${p.window_seconds}`).join(",")}`,
-    )
+    .map(([group, { policies }]) => `${group}=${formatWindows(policies)}`)
     .join("; ");
 }
 

@@ -1,5 +1,6 @@
 import type { KeyRateLimits } from "@latchkey/client";
 import { UsageError } from "./exit-codes.js";
+import { parseWindows } from "./rate-limit-windows.js";
 
 /**
  * `--rate-limit thumbnails=5/60,500/3600` (repeatable): a key's own windows in a group counted per key,
@@ -10,19 +11,13 @@ export function rateLimitFlags(entries: readonly string[]): KeyRateLimits {
   const limits: KeyRateLimits = {};
   for (const entry of entries) {
     const equals = entry.indexOf("=");
-    const windows = entry.slice(equals + 1).split(",");
-    const policies = windows.map((window) => /^(\d+)\/(\d+)$/.exec(window.trim()));
-    if (equals <= 0 || policies.some((match) => match === null)) {
+    const policies = parseWindows(entry.slice(equals + 1));
+    if (equals <= 0 || policies === undefined) {
       throw new UsageError(
         `--rate-limit takes <group>=<quota>/<seconds>[,<quota>/<seconds>...], not "${entry}".`,
       );
     }
-    limits[entry.slice(0, equals)] = {
-      policies: policies.map((match) => ({
-        quota: Number(match?.[1]),
-        window_seconds: Number(match?.[2]),
-      })),
-    };
+    limits[entry.slice(0, equals)] = { policies };
   }
   return limits;
 }

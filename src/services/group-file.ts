@@ -1,6 +1,8 @@
 import { type GroupLimit } from "../domain/rate-limit-policies.js";
 import { groupDeclarationProblem, groupLimitFromJson } from "../domain/group-definitions.js";
 import { GroupLimitsBody } from "../http/limit-schemas.js";
+import type { Config } from "../config.js";
+import { loadSettingFile } from "../setting-file.js";
 import { validateInput } from "./validate-input.js";
 
 /**
@@ -31,4 +33,9 @@ export function parseGroupsFile(text: string, source: string): Record<string, Gr
     groups[name] = limit;
   }
   return groups;
+}
+
+/** The platform's groups of the LATCHKEY_GROUPS file (none without one): a server's and `org limits`'. */
+export function loadGroupsFile(config: Pick<Config, "groupsFile">): Record<string, GroupLimit> {
+  return config.groupsFile ? loadSettingFile("LATCHKEY_GROUPS", config.groupsFile, parseGroupsFile) : {};
 }

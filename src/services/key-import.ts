@@ -5,19 +5,24 @@ import { LatchkeyError, type ValidationIssue } from "../domain/errors.js";
 import { ImportLine, importLineIssues } from "../domain/import-format.js";
 import { DEFAULT_MAX_KEYS, parseKeyConfiguration, withDefaultName } from "../domain/key-configuration.js";
 import { expiryOnCreate, parseRequestedExpiry } from "../domain/key-lifecycle.js";
+import type { SecretHashing } from "../domain/secret-hashing.js";
 import { findTextProblem } from "../domain/text-rules.js";
 import { ajvFor } from "../validation/ajv.js";
 import { describeIssues } from "../validation/issues.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import type { SecretHashingStore } from "../store/secret-hashing-store.js";
 import { keySnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
+import { agreedSecretHashing } from "./secret-hashing.js";
 
 export interface KeyImportDeps {
   store: KeyStore;
   hasher: SecretHasher;
   clock: Clock;
-  /** Whether LATCHKEY_SECRET_PEPPER is set: plain SHA-256 hashes are then refused. */
-  pepper: boolean;
+  /** What the servers recorded of their hashing; the import refuses to hash secrets otherwise. */
+  recordedHashing: SecretHashingStore;
+  /** How `hasher` hashes (this process's LATCHKEY_SECRET_PEPPER). */
+  ownHashing: SecretHashing;
 }
 
 /** One key of the file, as stored (or, in a dry run, as it would be). */
@@ -48,6 +53,7 @@ function parseLine(
   line: number,
   orgId: string,
   deps: KeyImportDeps,
+  peppered: boolean,
   now: number,
   maxLifetimeDays: number | null,
 ): ParsedLine | ValidationIssue[] {
@@ -61,12 +67,12 @@ function parseLine(
   if (unstorable) return [problem(line, unstorable)];
   if (!validateLine(value)) return describeIssues(validateLine.errors ?? []).map((i) => problem(line, i));
   const issues = importLineIssues(value);
-  if (value.secret_sha256 !== undefined && deps.pepper) {
+  if (value.secret_sha256 !== undefined && peppered) {
     issues.push({
       path: "/secret_sha256",
       message:
-        "cannot be imported while LATCHKEY_SECRET_PEPPER is set: a plain SHA-256 would bypass the pepper; " +
-        "import the plaintext secret, or import before configuring a pepper",
+        "cannot be imported while the servers hash secrets with LATCHKEY_SECRET_PEPPER: a plain SHA-256 " +
+        "would bypass the pepper; import the plaintext secret, or import before configuring a pepper",
     });
   }
   // The same rules as a create over REST: the configuration, and an expiry in the future within the
@@ -160,6 +166,9 @@ export async function importKeys(
   text: string,
   options: { dryRun: boolean },
 ): Promise<ImportedKey[]> {
+  // The servers' hashing, not this process's: a secret hashed otherwise would never authenticate.
+  const deployment = await agreedSecretHashing(deps.recordedHashing, deps.ownHashing);
+  const peppered = deployment.scheme === "hmac-sha256";
   if (!(await deps.store.findOrganization(orgId))) {
     throw new LatchkeyError("not_found", `No organization ${orgId}.`);
   }
@@ -169,7 +178,7 @@ export async function importKeys(
   const issues: ValidationIssue[] = [];
   text.split("\n").forEach((content, index) => {
     if (content.trim() === "") return;
-    const result = parseLine(content, index + 1, orgId, deps, now, maxKeyLifetimeDays ?? null);
+    const result = parseLine(content, index + 1, orgId, deps, peppered, now, maxKeyLifetimeDays ?? null);
     if (Array.isArray(result)) issues.push(...result);
     else parsed.push(result);
   });

@@ -16,6 +16,8 @@ import type { ConsoleStore } from "./console-store.js";
 import { createKyselyIdempotencyStore } from "./kysely-idempotency-store.js";
 import { createKyselyLeakReportStore } from "./kysely-leak-report-store.js";
 import type { LeakReportStore } from "./leak-report-store.js";
+import { createKyselySecretHashingStore } from "./kysely-secret-hashing-store.js";
+import type { SecretHashingStore } from "./secret-hashing-store.js";
 import type { IdempotencyStore } from "./idempotency-store.js";
 import { createKyselyPlanStore } from "./kysely-plan-store.js";
 import { createKyselyResourceStore } from "./kysely-resource-store.js";
@@ -177,6 +179,8 @@ export interface Stores {
   usageExport: UsageExportStore;
   /** Secret scanning reports already processed (a replay is answered as before, changing nothing). */
   leakReports: LeakReportStore;
+  /** How the servers hash secrets, recorded as each starts (for `keys import`). */
+  secretHashing: SecretHashingStore;
   /** Which database this is, for the metrics. */
   dialect: "sqlite" | "postgres";
   /** PostgreSQL pool counts for the metrics; undefined on SQLite (one connection, no pool). */
@@ -230,6 +234,7 @@ export async function openStores(databaseUrl: string, log: WarningLog = stderrLo
     secretHandoffs: createKyselySecretHandoffStore(db),
     usageExport: createKyselyUsageExportStore(db),
     leakReports: createKyselyLeakReportStore(db),
+    secretHashing: createKyselySecretHashingStore(db),
     dialect: dialect.name,
     poolStats: postgres
       ? () => ({

@@ -257,6 +257,16 @@ export interface LeakReportsTable {
   processed_at: number;
 }
 
+/** One row (`id` = `deployment`): how the servers hash secrets (store/secret-hashing-store.ts). */
+export interface SecretHashingTable {
+  id: string;
+  /** `sha256` or `hmac-sha256`. */
+  scheme: string;
+  /** First 8 hex digits of HMAC-SHA-256(pepper, a fixed label); null without a pepper. */
+  pepper_fingerprint: string | null;
+  recorded_at: number;
+}
+
 export interface IdempotencyKeysTable {
   org_id: string;
   idempotency_key: string;
@@ -399,6 +409,7 @@ export interface Database {
   mcp_rotated_refresh_tokens: McpRotatedRefreshTokensTable;
   console_secret_handoffs: ConsoleSecretHandoffsTable;
   leak_reports: LeakReportsTable;
+  secret_hashing: SecretHashingTable;
   console_invitations: ConsoleInvitationsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_messages: WebhookMessagesTable;

@@ -371,7 +371,7 @@ test("org limits works remotely with --url, with the same output", async () => {
   const changed = (await latchkey([...args, "--group", "api-key:write", "--quota", "200", ...url], remoteEnv))
     .stdout;
   expect(changed).toBe((await latchkey(args, env)).stdout);
-  expect(changed).toMatch(/api-key:write\s+200\n/);
+  expect(changed).toMatch(/api-key:write\s+200\/60 per organization \(override\)\n/);
   const json = JSON.parse((await latchkey([...args, ...url, "--json"], remoteEnv)).stdout);
   expect(json).toEqual(JSON.parse((await latchkey([...args, "--json"], env)).stdout));
   expect(json).toMatchObject({ organization: orgId, max_keys: 100, window_seconds: 60 });

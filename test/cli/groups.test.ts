@@ -1,0 +1,107 @@
+import { join } from "node:path";
+import { describe, expect, onTestFinished, test, vi } from "vitest";
+import { freePort } from "../helpers/free-port.js";
+import { createPostgresSchema } from "../helpers/postgres-schema.js";
+import { startServer, tempDir } from "../helpers/processes.js";
+import { describeWithServices } from "../helpers/services.js";
+import { runCli } from "./run-cli.js";
+
+vi.setConfig({ testTimeout: 120_000 });
+
+/** `latchkey groups put`: the platform's own groups, beside the database and with `--url`, alike. */
+
+type Database = () => Promise<string>;
+
+async function setUp(database: Database) {
+  const local = { LATCHKEY_DATABASE_URL: await database(), LATCHKEY_DATABASE_CREATE: "on" };
+  const orgId = JSON.parse((await runCli(["org", "create", "--name", "acme", "--json"], local)).stdout)
+    .organization.id as string;
+  const token = JSON.parse(
+    (await runCli(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], local))
+      .stdout,
+  ).token as string;
+  const server = await startServer({ LATCHKEY_DATABASE_URL: local.LATCHKEY_DATABASE_URL }, await freePort());
+  const cli = (mode: "local" | "remote", ...args: string[]) =>
+    mode === "local"
+      ? runCli(args, local)
+      : runCli([...args, "--url", server.baseUrl], { LATCHKEY_SERVICE_TOKEN: token });
+  return { orgId, cli };
+}
+
+function suite(database: Database): void {
+  test("a group put in either mode is known to both, printed alike, and organizations can override it", async () => {
+    const { orgId, cli } = await setUp(database);
+    const local = await cli("local", "groups", "put", "render", "--policy", "10/1,1000/3600", "--per", "key");
+    const remote = await cli("remote", "groups", "put", "thumbnails", "--policy", "60/60");
+    expect(local).toMatchObject({ code: 0, stdout: "Group render: 10/1,1000/3600 per key\n" });
+    expect(remote).toMatchObject({ code: 0, stdout: "Group thumbnails: 60/60 per organization\n" });
+    const json = await cli(
+      "remote",
+      "groups",
+      "put",
+      "render",
+      "--policy",
+      "10/1,1000/3600",
+      "--per",
+      "key",
+      "--json",
+    );
+    expect(JSON.parse(json.stdout)).toEqual({
+      name: "render",
+      policies: [
+        { quota: 10, window_seconds: 1 },
+        { quota: 1000, window_seconds: 3600 },
+      ],
+      per: "key",
+    });
+
+    // Both modes see both groups (the server reads declared groups within 2 seconds).
+    await vi.waitFor(async () => {
+      for (const mode of ["local", "remote"] as const) {
+        const limits = JSON.parse((await cli(mode, "org", "limits", "--org", orgId, "--json")).stdout).limits;
+        expect(limits.render).toMatchObject({ per: "key", source: "default" });
+        expect(limits.thumbnails).toMatchObject({ per: "organization", source: "default" });
+      }
+      // Each try runs two commands; the deployment's promise is 2 seconds.
+    }, 20_000);
+    const override = await cli(
+      "local",
+      "org",
+      "limits",
+      "--org",
+      orgId,
+      "--group",
+      "render",
+      "--policy",
+      "2/1",
+    );
+    expect(override.stdout).toMatch(/render\s+2\/1 per key \(override\)\n/);
+  });
+
+  test.each(["local", "remote"] as const)(
+    "%s: a management group, windows out of range or bad syntax exit 2",
+    async (mode) => {
+      const { cli } = await setUp(database);
+      for (const [args, message] of [
+        [["groups", "put", "api-key:read", "--policy", "5/60"], "api-key:read"],
+        [["groups", "put", "render", "--policy", "5/0"], "window"],
+        [["groups", "put", "render", "--policy", "five"], "--policy"],
+        [["groups", "put", "render", "--policy", "5/60", "--per", "everyone"], "organization or key"],
+      ] as const) {
+        const refused = await cli(mode, ...args);
+        expect({ args, code: refused.code }).toEqual({ args, code: 2 });
+        expect(refused.stderr).toContain(message);
+      }
+    },
+  );
+}
+
+describe("groups put on SQLite", () => suite(async () => `sqlite:${join(tempDir(), "latchkey.db")}`));
+
+describeWithServices(["postgres"], "groups put on PostgreSQL", (services) => {
+  suite(async () => {
+    const schema = await createPostgresSchema(services.postgres);
+    onTestFinished(() => schema.drop());
+    return schema.url;
+  });
+});
