@@ -14,6 +14,7 @@ import {
   benchLogging,
   printReady,
   seedBenchOrganization,
+  stackedGroupTargets,
   stopOnSignal,
 } from "./servers/ready.mjs";
 import { internalsOf } from "./lib/in-process.mjs";
@@ -71,8 +72,11 @@ stopOnSignal(async () => {
   rmSync(logFile, { force: true });
 });
 const authorize = await authorizeTargets(services, target, authorization);
+const stacked = await stackedGroupTargets(services, authorize.authorize);
 printReady(app, {
   "latchkey-pg-redis": { path: `/v1/api-keys/${target.id}`, headers: { authorization } },
   "authorize-pg-redis": authorize.authorize,
   "authorize+credit-pg-redis": authorize["authorize+credit"],
+  "authorize-group1-pg-redis": stacked["authorize-group1"],
+  "authorize-group3-pg-redis": stacked["authorize-group3"],
 });

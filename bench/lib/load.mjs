@@ -94,7 +94,8 @@ export class LatencyHistogram {
   total = 0;
 
   record(milliseconds) {
-    this.counts[Math.min(this.counts.length - 1, Math.floor(milliseconds / LatencyHistogram.BUCKET_MS))]++;
+    const bucket = Math.min(this.counts.length - 1, Math.floor(milliseconds / LatencyHistogram.BUCKET_MS));
+    this.counts[bucket] = (this.counts[bucket] ?? 0) + 1;
     this.total++;
   }
 
@@ -103,7 +104,7 @@ export class LatencyHistogram {
     const rank = Math.ceil((percent / 100) * this.total);
     let seen = 0;
     for (let bucket = 0; bucket < this.counts.length; bucket++) {
-      seen += this.counts[bucket];
+      seen += this.counts[bucket] ?? 0;
       if (seen >= rank) return (bucket + 1) * LatencyHistogram.BUCKET_MS;
     }
     return null;
@@ -113,8 +114,10 @@ export class LatencyHistogram {
 /** CPU seconds the whole machine has been busy (all cores), from /proc/stat; null off Linux. */
 function machineBusySeconds() {
   try {
-    const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
-      .split("\n", 1)[0]
+    // A field /proc/stat lacks is NaN, not 0: no made-up figure.
+    const [user = NaN, nice = NaN, system = NaN, , , irq = NaN, softirq = NaN, steal = NaN] = (
+      readFileSync("/proc/stat", "utf8").split("\n", 1)[0] ?? ""
+    )
       .trim()
       .split(/\s+/)
       .slice(1)

@@ -6,7 +6,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { authorizeTargets, benchLogging, printReady, seedBenchOrganization, stopOnSignal } from "./ready.mjs";
+import {
+  authorizeTargets,
+  benchLogging,
+  printReady,
+  seedBenchOrganization,
+  stackedGroupTargets,
+  stopOnSignal,
+} from "./ready.mjs";
 import { internalsOf } from "../lib/in-process.mjs";
 
 const dist = resolve(process.env.BENCH_DIST ?? new URL("../../dist", import.meta.url).pathname);
@@ -25,9 +32,11 @@ const config = loadConfig({
 const { app, services } = await buildApp({ config, logStream: logging.logStream });
 
 const { target, authorization } = await seedBenchOrganization(services, createOrganizationWithOwner);
+const authorize = await authorizeTargets(services, target, authorization);
 const targets = {
   latchkey: { path: `/v1/api-keys/${target.id}`, headers: { authorization } },
-  ...(await authorizeTargets(services, target, authorization)),
+  ...authorize,
+  ...(await stackedGroupTargets(services, authorize.authorize)),
 };
 if (process.env.BENCH_BREAKDOWN === "1") {
   Object.assign(targets, await addBreakdownRoutes(target, authorization));

@@ -81,3 +81,28 @@ export async function authorizeTargets(services, target, authorization) {
     "authorize+credit": { method: "POST", path: "/v1/authorize", headers, body: body({ credits: 1 }) },
   };
 }
+
+/**
+ * Authorize against a platform group of one window (60 s) and of three (1 s, 1 h, 1 day), as
+ * stacked-windows.mjs declares them, with quotas no run reaches: both take the admitted path, and
+ * their difference is what the further windows cost a whole request (issue 33's +10%). `authorize`
+ * is authorizeTargets' plain authorize, whose headers and caller they reuse.
+ */
+export async function stackedGroupTargets(services, authorize) {
+  const policies = {
+    "bench-one": [{ quota: 1e9, windowSeconds: 60 }],
+    "bench-three": [
+      { quota: 1e9, windowSeconds: 1 },
+      { quota: 1e9, windowSeconds: 3600 },
+      { quota: 1e9, windowSeconds: 86_400 },
+    ],
+  };
+  for (const [group, windows] of Object.entries(policies)) {
+    await services.groups.put(group, { policies: windows, per: "organization" }, "bench");
+  }
+  const withGroup = (group) => ({
+    ...authorize,
+    body: JSON.stringify({ ...JSON.parse(authorize.body), group }),
+  });
+  return { "authorize-group1": withGroup("bench-one"), "authorize-group3": withGroup("bench-three") };
+}
