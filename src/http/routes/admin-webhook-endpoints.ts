@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ServiceTokenService } from "../../services/service-tokens.js";
 import type { WebhookEndpoints } from "../../services/webhook-endpoints.js";
-import { registerAdminGuard } from "../admin-guard.js";
+import { adminActor, registerAdminGuard } from "../admin-guard.js";
 import { ADMIN_REFUSALS, adminSecurity } from "./admin-organizations.js";
 import { registerWebhookRoutes } from "./webhook-route-set.js";
 
@@ -16,7 +16,7 @@ export async function adminWebhookEndpointRoutes(
   registerAdminGuard(app, options.serviceTokens);
   registerWebhookRoutes(app, options.webhooks, {
     base: "/v1/admin",
-    ownerOf: () => null,
+    callerOf: (request) => ({ owner: null, actor: adminActor(request) }),
     security: adminSecurity,
     refusals: ADMIN_REFUSALS,
     idPrefix: "admin",

@@ -11,7 +11,10 @@ export async function webhookEndpointRoutes(
 ): Promise<void> {
   registerWebhookRoutes(app, webhooks, {
     base: "/v1",
-    ownerOf: (request) => callerOf(request).orgId,
+    callerOf: (request) => {
+      const caller = callerOf(request);
+      return { owner: caller.orgId, actor: caller.id };
+    },
     operation: WEBHOOK_OPERATIONS,
     security: [{ basicAuth: [] }],
     refusals: ["unauthorized", "missing_permission", "rate_limited", "database_unavailable"],

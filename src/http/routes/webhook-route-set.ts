@@ -2,8 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ErrorCode } from "../../domain/errors.js";
 import type { OperationPolicy } from "../../services/operations.js";
-import type { WebhookEndpoints } from "../../services/webhook-endpoints.js";
-import type { EndpointOwner } from "../../store/webhook-store.js";
+import type { EndpointCaller, WebhookEndpoints } from "../../services/webhook-endpoints.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
 import { errorResponses } from "../schemas.js";
@@ -31,8 +30,11 @@ import {
 export interface WebhookRouteSet {
   /** `/v1` or `/v1/admin`. */
   base: string;
-  /** The endpoints' owner of a request: the caller's organization, or null (the platform). */
-  ownerOf(request: FastifyRequest): EndpointOwner;
+  /**
+   * Whose endpoints a request reaches (the caller's organization, or null for the platform) and who
+   * the audit trail names (the key, or `service_token:<id>`).
+   */
+  callerOf(request: FastifyRequest): EndpointCaller;
   /** What a route demands of an organization's key; none for the platform's routes (their guard). */
   operation?: { read: OperationPolicy; write: OperationPolicy };
   security: Record<string, string[]>[];
@@ -87,7 +89,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request, reply) => {
-      const endpoint = await webhooks.create(set.ownerOf(request), request.body);
+      const endpoint = await webhooks.create(set.callerOf(request), request.body);
       return reply.code(201).send({ ...endpointJson(endpoint), secret: endpoint.secret });
     },
   );
@@ -103,7 +105,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request) => {
-      const page = await webhooks.list(set.ownerOf(request), {
+      const page = await webhooks.list(set.callerOf(request).owner, {
         count: request.query.count ?? 10,
         pageStart: request.query.page_start,
       });
@@ -122,7 +124,7 @@ export function registerWebhookRoutes(
         response: { 200: WebhookEndpointRecord, ...refusals("not_found") },
       },
     },
-    async (request) => endpointJson(await webhooks.get(set.ownerOf(request), request.params.id)),
+    async (request) => endpointJson(await webhooks.get(set.callerOf(request).owner, request.params.id)),
   );
 
   routes.patch(
@@ -142,7 +144,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request) =>
-      endpointJson(await webhooks.update(set.ownerOf(request), request.params.id, request.body)),
+      endpointJson(await webhooks.update(set.callerOf(request), request.params.id, request.body)),
   );
 
   routes.delete(
@@ -156,7 +158,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request, reply) => {
-      await webhooks.remove(set.ownerOf(request), request.params.id);
+      await webhooks.remove(set.callerOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -173,7 +175,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request) => {
-      const rotated = await webhooks.rotateSecret(set.ownerOf(request), request.params.id);
+      const rotated = await webhooks.rotateSecret(set.callerOf(request), request.params.id);
       return {
         secret: rotated.secret,
         previous_secret_expires_at: new Date(
@@ -195,7 +197,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request, reply) => {
-      const message = await webhooks.test(set.ownerOf(request), request.params.id);
+      const message = await webhooks.test(set.callerOf(request), request.params.id);
       return reply.code(202).send(messageJson(message));
     },
   );
@@ -213,7 +215,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request) => {
-      const page = await webhooks.attempts(set.ownerOf(request), request.params.id, {
+      const page = await webhooks.attempts(set.callerOf(request).owner, request.params.id, {
         count: request.query.count ?? 10,
         pageStart: request.query.page_start,
       });
@@ -237,7 +239,7 @@ export function registerWebhookRoutes(
     },
     async (request, reply) => {
       const queued = await webhooks.resend(
-        set.ownerOf(request),
+        set.callerOf(request),
         request.params.id,
         request.query.endpoint_id,
       );
