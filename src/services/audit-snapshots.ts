@@ -81,6 +81,7 @@ export function planSnapshot(plan: StoredPlan): AuditSnapshot {
     max_batch_size: plan.maxBatchSize,
     proxies: plan.proxies,
     storage_destinations: plan.storageDestinations,
+    credit_thresholds: plan.creditThresholds,
   };
 }
 

@@ -1,9 +1,6 @@
 import type { WebhookEvent } from "../domain/webhook-events.js";
 import type { CreditLedger } from "./credits.js";
 
-/** Percentages of the period's allowance at which `credits.threshold_reached` is sent, once each. */
-export const CREDIT_THRESHOLDS = [80, 100] as const;
-
 /** Occurrences remembered per node, so a burst of refusals asks the database once. */
 const REMEMBERED = 10_000;
 
@@ -63,7 +60,7 @@ export function createWebhookAlerts(deps: WebhookAlertDeps): WebhookAlerts {
           const outcome = await ledger.consume(orgId, plan, credits);
           const { allowance, used, consumed, resetsAt } = outcome;
           if (allowance > 0) {
-            for (const percent of CREDIT_THRESHOLDS) {
+            for (const percent of plan.creditThresholds) {
               const threshold = Math.ceil((allowance * percent) / 100);
               const crossed = consumed > 0 ? used - consumed < threshold && used >= threshold : false;
               // A refusal at the allowance says it too: the 100% mark is reached for this request.

@@ -14,6 +14,8 @@ export interface StoredPlan {
   proxies: boolean | null;
   /** Whether storage destinations are included, or null for the default (on). */
   storageDestinations: boolean | null;
+  /** Percentages of the allowance that send `credits.threshold_reached`, or null for 80 and 100. */
+  creditThresholds: number[] | null;
   /** The organization's creation time (epoch ms), the default anchor. */
   organizationCreatedAt: number;
 }

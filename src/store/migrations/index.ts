@@ -17,6 +17,7 @@ import { oauthGrants } from "./016-oauth-grants.js";
 import { leaksAndInvitations } from "./017-leaks-and-invitations.js";
 import { webhooks } from "./018-webhooks.js";
 import { decisionHours } from "./020-decision-hours.js";
+import { creditThresholds } from "./023-credit-thresholds.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "017-leaks-and-invitations": leaksAndInvitations,
   "018-webhooks": webhooks,
   "020-decision-hours": decisionHours,
+  "023-credit-thresholds": creditThresholds,
 };
 
 /** Every migration by name, for Kysely's `Migrator` (an upgrade test migrates to one of them first). */
