@@ -258,7 +258,7 @@ export async function createServices(
     now: () => clock.now(),
     log,
   });
-  const credits = alerts.watchCredits(createCreditLedger(coherence.plans, clock));
+  const credits = createCreditLedger(coherence.plans, clock);
   const lastUse = createLastUseRecorder({ store, clock, log });
   const decisions = createDecisionTally({ store: stores.usageExport, clock, log });
   const expiries = createExpiryRecorder({

@@ -1,4 +1,5 @@
 import type { AuditOf } from "../domain/audit.js";
+import type { CreditAlerts } from "../domain/credit-alerts.js";
 
 /** An organization's plan as stored: null members fall back to the deployment's defaults. */
 export interface StoredPlan {
@@ -37,6 +38,11 @@ export interface CreditConsumption {
   overages: boolean;
   /** Start of the UTC hour of the request, for the usage history. */
   hourStart: number;
+  /**
+   * The plan's credit alerts: a consumption that crosses one writes its `credits.threshold_reached`
+   * event in its own transaction (a consumption that crosses none writes nothing more).
+   */
+  alerts?: CreditAlerts | undefined;
 }
 
 /** What the conditional upsert did: `used` is the period's total after it (before it, when refused). */
