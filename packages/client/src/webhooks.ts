@@ -56,7 +56,7 @@ export class WebhooksResource {
    */
   create(
     request: CreateWebhookEndpointRequest,
-    idempotencyKey = randomUUID(),
+    idempotencyKey: string = randomUUID(),
   ): Promise<CreatedWebhookEndpoint> {
     return this.#send(
       { method: "POST", path: `${this.#base}/webhook-endpoints`, body: request, idempotencyKey },
@@ -96,7 +96,7 @@ export class WebhooksResource {
   }
 
   /** A new signing secret (shown only here); the previous one keeps signing for 24 hours. */
-  rotateSecret(id: string, idempotencyKey = randomUUID()): Promise<RotatedWebhookSecret> {
+  rotateSecret(id: string, idempotencyKey: string = randomUUID()): Promise<RotatedWebhookSecret> {
     return this.#send(
       { method: "POST", path: this.#endpoint(id, "/rotate-secret"), idempotencyKey },
       "write",
@@ -104,7 +104,7 @@ export class WebhooksResource {
   }
 
   /** Queues a `webhook.test` event to the endpoint. */
-  test(id: string, idempotencyKey = randomUUID()): Promise<WebhookMessage> {
+  test(id: string, idempotencyKey: string = randomUUID()): Promise<WebhookMessage> {
     return this.#send({ method: "POST", path: this.#endpoint(id, "/test"), idempotencyKey }, "write");
   }
 
@@ -117,7 +117,11 @@ export class WebhooksResource {
   }
 
   /** Sends a message again (same `webhook-id`), to every endpoint that had it or to `endpointId`. */
-  async resend(messageId: string, endpointId?: string, idempotencyKey = randomUUID()): Promise<number> {
+  async resend(
+    messageId: string,
+    endpointId?: string,
+    idempotencyKey: string = randomUUID(),
+  ): Promise<number> {
     const query = new URLSearchParams();
     if (endpointId !== undefined) query.set("endpoint_id", endpointId);
     const answer = await this.#send<{ queued: number }>(
