@@ -2,7 +2,8 @@ import { type Command, InvalidArgumentError } from "commander";
 import { loadConfig } from "../config.js";
 import { billingPeriodAt } from "../domain/billing-period.js";
 import type { PlanSettings } from "@latchkey/client";
-import type { Plan } from "../domain/plan.js";
+import { LatchkeyError } from "../domain/errors.js";
+import { creditThresholdsOf, type Plan } from "../domain/plan.js";
 import { planJson } from "../http/admin-responses.js";
 import { createPlanService } from "../services/plans.js";
 import type { PlanChanges } from "../store/plan-store.js";
@@ -32,6 +33,19 @@ function parseAnchor(value: string): OrDefault {
 
 const orNull = (value: OrDefault): number | null => (value === "default" ? null : value);
 
+/** `50,80,100`, `none` (no alerts) or `default` (80 and 100). */
+function parseThresholds(value: string): number[] | "default" {
+  if (value === "default") return "default";
+  if (value === "none") return [];
+  const numbers = value.split(",").map((part) => (part.trim() === "" ? Number.NaN : Number(part)));
+  try {
+    return creditThresholdsOf(numbers, "--credit-thresholds");
+  } catch (error) {
+    if (error instanceof LatchkeyError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}
+
 interface PlanOptions {
   org: string;
   url?: string;
@@ -41,6 +55,7 @@ interface PlanOptions {
   maxBatchSize?: OrDefault;
   proxies?: boolean;
   storageDestinations?: boolean;
+  creditThresholds?: number[] | "default";
   json?: boolean;
 }
 
@@ -56,6 +71,11 @@ export function registerOrgPlanCommand(org: Command): void {
     .option("--max-batch-size <n>", "largest batch (0 = no batching), or 'default'", parseCount)
     .option("--proxies <on|off>", "whether the plan includes proxies", parseOnOff)
     .option("--storage-destinations <on|off>", "whether the plan includes storage destinations", parseOnOff)
+    .option(
+      "--credit-thresholds <list>",
+      "percentages of the allowance that send credits.threshold_reached (e.g. 50,80,100), 'none' or 'default'",
+      parseThresholds,
+    )
     .option(
       "--url <url>",
       "show or change it through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)",
@@ -79,7 +99,8 @@ export function registerOrgPlanCommand(org: Command): void {
           `  current period:       ${new Date(period.start).toISOString()} to ${new Date(period.end).toISOString()}\n` +
           `  max batch size:       ${json.max_batch_size}\n` +
           `  proxies:              ${onOff(plan.proxies)}\n` +
-          `  storage destinations: ${onOff(plan.storageDestinations)}\n`,
+          `  storage destinations: ${onOff(plan.storageDestinations)}\n` +
+          `  credit alerts:        ${plan.creditThresholds.length ? plan.creditThresholds.map((p) => `${p}%`).join(", ") : "none"}\n`,
       );
     });
 }
@@ -94,6 +115,9 @@ async function planBesideTheDatabase(options: PlanOptions): Promise<Plan> {
   if (options.maxBatchSize !== undefined) changes.maxBatchSize = orNull(options.maxBatchSize);
   if (options.proxies !== undefined) changes.proxies = options.proxies;
   if (options.storageDestinations !== undefined) changes.storageDestinations = options.storageDestinations;
+  if (options.creditThresholds !== undefined) {
+    changes.creditThresholds = options.creditThresholds === "default" ? null : options.creditThresholds;
+  }
   return withStores((stores) =>
     createPlanService(stores.plans, { imageCredits: config.defaultImageCredits }).change(
       options.org,
@@ -117,6 +141,7 @@ async function planRemotely(url: string, options: PlanOptions): Promise<Plan> {
     options.maxBatchSize,
     options.proxies,
     options.storageDestinations,
+    options.creditThresholds,
   ];
   const changed = flags.some((flag) => flag !== undefined);
   const settings: PlanSettings = { ...current };
@@ -135,6 +160,7 @@ async function planRemotely(url: string, options: PlanOptions): Promise<Plan> {
   set("max_batch_size", options.maxBatchSize);
   set("proxies", options.proxies);
   set("storage_destinations", options.storageDestinations);
+  set("credit_thresholds", options.creditThresholds);
   const plan = changed ? await admin.replacePlan(options.org, settings) : current;
   return {
     imageCredits: plan.image_credits,
@@ -143,5 +169,6 @@ async function planRemotely(url: string, options: PlanOptions): Promise<Plan> {
     maxBatchSize: plan.max_batch_size,
     proxies: plan.proxies,
     storageDestinations: plan.storage_destinations,
+    creditThresholds: plan.credit_thresholds,
   };
 }

@@ -1,3 +1,4 @@
+import { invalidRequest } from "./errors.js";
 import type { Permission } from "./permissions.js";
 
 /** Largest image credits or batch size a plan may name. */
@@ -17,6 +18,32 @@ export interface Plan {
   proxies: boolean;
   /** Whether the plan includes storage destinations. */
   storageDestinations: boolean;
+  /** Percentages of the allowance at which `credits.threshold_reached` is sent, ascending. */
+  creditThresholds: readonly number[];
+}
+
+/** The credit alerts of a plan that names none: at 80% and at 100% of the allowance. */
+export const DEFAULT_CREDIT_THRESHOLDS: readonly number[] = [80, 100];
+/** At most this many credit alerts per plan. */
+export const MAX_CREDIT_THRESHOLDS = 5;
+
+/**
+ * A plan's credit alert percentages, checked (integers 1-100, distinct, at most 5; the wire schemas say
+ * the same, this holds the command line and every other caller) and sorted; 400 naming the member.
+ */
+export function creditThresholdsOf(values: readonly number[], path: string): number[] {
+  if (values.length > MAX_CREDIT_THRESHOLDS) {
+    throw invalidRequest(`At most ${MAX_CREDIT_THRESHOLDS} credit thresholds are allowed.`, path);
+  }
+  values.forEach((value, index) => {
+    if (!Number.isInteger(value) || value < 1 || value > 100) {
+      throw invalidRequest("A credit threshold is a whole percentage from 1 to 100.", `${path}/${index}`);
+    }
+    if (values.indexOf(value) !== index) {
+      throw invalidRequest(`The credit threshold ${value} is named twice.`, `${path}/${index}`);
+    }
+  });
+  return [...values].sort((a, b) => a - b);
 }
 
 /** Resource families a plan can switch off (docs/resource-families.md). */

@@ -27,6 +27,7 @@ export function planJson(plan: Plan) {
     max_batch_size: plan.maxBatchSize,
     proxies: plan.proxies,
     storage_destinations: plan.storageDestinations,
+    credit_thresholds: [...plan.creditThresholds],
   };
 }
 

@@ -1,5 +1,5 @@
 import { type Static, type TObject, Type } from "typebox";
-import { MAX_PLAN_NUMBER } from "../domain/plan.js";
+import { MAX_CREDIT_THRESHOLDS, MAX_PLAN_NUMBER } from "../domain/plan.js";
 import { GroupLimitsBody } from "./limit-schemas.js";
 import { CreatedKeyRecord, named } from "./schemas.js";
 
@@ -53,6 +53,15 @@ const ExternalId = Type.Unsafe<string | null>({
 const planNumber = (description: string) =>
   Type.Integer({ minimum: 0, maximum: MAX_PLAN_NUMBER, description });
 
+const CreditThresholds = Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), {
+  maxItems: MAX_CREDIT_THRESHOLDS,
+  uniqueItems: true,
+  description:
+    "Percentages of the allowance at which `credits.threshold_reached` is sent, once each per billing " +
+    "period: 1 to 100, at most 5. Default: [80, 100]; [] sends none.",
+  examples: [[50, 80, 100]],
+});
+
 /** The plan's members; on `PUT .../plan` an omitted member returns to the deployment's default. */
 export const PlanBody = Type.Object(
   {
@@ -73,6 +82,7 @@ export const PlanBody = Type.Object(
     storage_destinations: Type.Optional(
       Type.Boolean({ description: "Whether the plan includes storage destinations (default on)." }),
     ),
+    credit_thresholds: Type.Optional(CreditThresholds),
   },
   {
     ...named("PlanRequest", "An organization's plan; omitted members take the deployment's defaults."),
@@ -90,6 +100,7 @@ export const PlanRecordBody = Type.Object(
     max_batch_size: Type.Integer(),
     proxies: Type.Boolean(),
     storage_destinations: Type.Boolean(),
+    credit_thresholds: Type.Array(Type.Integer()),
   },
   {
     ...named("Plan", "An organization's effective plan."),
@@ -101,6 +112,7 @@ export const PlanRecordBody = Type.Object(
         max_batch_size: 0,
         proxies: true,
         storage_destinations: true,
+        credit_thresholds: [80, 100],
       },
     ],
   },

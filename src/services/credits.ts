@@ -60,6 +60,8 @@ export function createCreditLedger(store: PlanStore, clock: Clock): CreditLedger
         allowance: plan.imageCredits,
         overages: plan.overages,
         hourStart: Math.floor(now / HOUR_MS) * HOUR_MS,
+        // A consumption that crosses one of the plan's thresholds writes its event with itself.
+        alerts: { thresholds: plan.creditThresholds, at: now },
       };
       let result = await store.consumeCredits(consumption);
       // Past the allowance, the organization's credit grants (top-ups) are consumed, if it has enough.

@@ -1,7 +1,7 @@
 import { OPERATOR_ACTOR } from "../domain/audit.js";
 import { type Clock, systemClock } from "../domain/clock.js";
 import { LatchkeyError } from "../domain/errors.js";
-import type { Plan } from "../domain/plan.js";
+import { creditThresholdsOf, DEFAULT_CREDIT_THRESHOLDS, type Plan } from "../domain/plan.js";
 import type { PlanChanges, PlanStore, StoredPlan } from "../store/plan-store.js";
 import { planSnapshot } from "./audit-snapshots.js";
 import { auditOf } from "./audit-trail.js";
@@ -21,6 +21,7 @@ export function resolvePlan(stored: StoredPlan, defaults: PlanDefaults): Plan {
     maxBatchSize: stored.maxBatchSize ?? 0,
     proxies: stored.proxies ?? true,
     storageDestinations: stored.storageDestinations ?? true,
+    creditThresholds: stored.creditThresholds ?? DEFAULT_CREDIT_THRESHOLDS,
   };
 }
 
@@ -59,7 +60,12 @@ export function createPlanService(
         targetOf: () => orgId,
         snapshot: planSnapshot,
       });
-      if (!(await store.setPlan(orgId, changes, audit))) throw noOrganization(orgId);
+      const thresholds = changes.creditThresholds;
+      const checked: PlanChanges =
+        thresholds === undefined || thresholds === null
+          ? changes
+          : { ...changes, creditThresholds: creditThresholdsOf(thresholds, "/credit_thresholds") };
+      if (!(await store.setPlan(orgId, checked, audit))) throw noOrganization(orgId);
       return get(orgId);
     },
   };

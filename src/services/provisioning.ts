@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.js";
 import { randomBase62, type SecretHasher } from "../domain/credentials.js";
 import { invalidRequest, LatchkeyError, type ValidationIssue } from "../domain/errors.js";
-import type { Plan } from "../domain/plan.js";
+import { creditThresholdsOf, type Plan } from "../domain/plan.js";
 import {
   type GroupLimit,
   policiesFromJson,
@@ -32,6 +32,7 @@ export interface PlanInput {
   max_batch_size?: number;
   proxies?: boolean;
   storage_destinations?: boolean;
+  credit_thresholds?: number[];
 }
 
 /** A group's limit as the wire names it. */
@@ -111,6 +112,10 @@ export function planReplacement(input: PlanInput): PlanChanges {
     maxBatchSize: input.max_batch_size ?? null,
     proxies: input.proxies ?? null,
     storageDestinations: input.storage_destinations ?? null,
+    creditThresholds:
+      input.credit_thresholds === undefined
+        ? null
+        : creditThresholdsOf(input.credit_thresholds, "/plan/credit_thresholds"),
   };
 }
 

@@ -1,8 +1,4 @@
 import type { WebhookEvent } from "../domain/webhook-events.js";
-import type { CreditLedger } from "./credits.js";
-
-/** Percentages of the period's allowance at which `credits.threshold_reached` is sent, once each. */
-export const CREDIT_THRESHOLDS = [80, 100] as const;
 
 /** Occurrences remembered per node, so a burst of refusals asks the database once. */
 const REMEMBERED = 10_000;
@@ -17,14 +13,14 @@ export interface WebhookAlertDeps {
 export interface WebhookAlerts {
   /** A rate-limit refusal: the first of an organization's group in a window is sent. */
   rateLimited(orgId: string, refusal: { group: string; quota: number; windowSeconds: number }): void;
-  /** The credit ledger, saying when a consumption crosses 80% and 100% of the allowance. */
-  watchCredits(ledger: CreditLedger): CreditLedger;
 }
 
 /**
- * Events noticed on the hot path (docs/webhooks.md): rare by construction (a threshold crossed, a window
- * exhausted) and written after the decision, never before it: the request does not wait for them. Each
- * carries a dedupe key naming its occurrence, so several nodes noticing it record it once.
+ * The event noticed on the hot path that no database change can carry (docs/webhooks.md): a window
+ * exhausted is a refusal in the limiter (Redis or memory), which writes nothing to join. Rare by
+ * construction, it is written after the decision, never before it: the request does not wait for it.
+ * It carries a dedupe key naming its occurrence, so several nodes noticing it record it once. (A credit
+ * threshold is a change: its event is written in the consumption's transaction, store/webhook-outbox.ts.)
  */
 export function createWebhookAlerts(deps: WebhookAlertDeps): WebhookAlerts {
   const seen = new Set<string>();
@@ -55,38 +51,6 @@ export function createWebhookAlerts(deps: WebhookAlertDeps): WebhookAlerts {
         },
         dedupeKey: `rate_limit.exhausted:${orgId}:${group}:${windowSeconds}:${windowStart}`,
       });
-    },
-
-    watchCredits(ledger) {
-      return {
-        async consume(orgId, plan, credits) {
-          const outcome = await ledger.consume(orgId, plan, credits);
-          const { allowance, used, consumed, resetsAt } = outcome;
-          if (allowance > 0) {
-            for (const percent of CREDIT_THRESHOLDS) {
-              const threshold = Math.ceil((allowance * percent) / 100);
-              const crossed = consumed > 0 ? used - consumed < threshold && used >= threshold : false;
-              // A refusal at the allowance says it too: the 100% mark is reached for this request.
-              const refusedAtFull = consumed === 0 && percent === 100 && used >= threshold;
-              if (!crossed && !refusedAtFull) continue;
-              record({
-                type: "credits.threshold_reached",
-                orgId,
-                at: deps.now(),
-                data: {
-                  organization_id: orgId,
-                  threshold: percent,
-                  used,
-                  allowance,
-                  period_end: new Date(resetsAt).toISOString(),
-                },
-                dedupeKey: `credits.threshold_reached:${orgId}:${resetsAt}:${percent}`,
-              });
-            }
-          }
-          return outcome;
-        },
-      };
     },
   };
 }

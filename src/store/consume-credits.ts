@@ -1,6 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { CreditConsumption, CreditResult } from "./plan-store.js";
 import type { Database } from "./schema.js";
+import { thresholdOutbox } from "./threshold-outbox-postgres.js";
+import { enqueueCrossedThresholds } from "./webhook-outbox.js";
 
 /**
  * The conditional upsert of a period's credits: it creates the period's row with the request's credits,
@@ -58,7 +60,7 @@ export async function consumeCreditsPostgres(
     used: number | string;
     consumed: number;
   }>`with consumed as (${conditionalUpsert(c)}),
-    recorded as (${recordUsage(c, sql`from consumed`)}),
+    recorded as (${recordUsage(c, sql`from consumed`)}),${thresholdOutbox(c)}
     refusedAt as (select used from credit_periods
       where org_id = ${c.orgId} and period_start = ${c.periodStart} and not exists (select 1 from consumed)
       for share)
@@ -87,6 +89,8 @@ export async function consumeCreditsSqlite(
     if (!consumed) return { consumed: false, used: await usedNow(trx, c) };
     // `where true` keeps SQLite's parser from reading ON CONFLICT as part of the SELECT.
     await recordUsage(c, sql`where true`).execute(trx);
-    return { consumed: true, used: Number(consumed.used) };
+    const used = Number(consumed.used);
+    await enqueueCrossedThresholds(trx, c, used - c.credits, used);
+    return { consumed: true, used };
   });
 }

@@ -5,6 +5,7 @@ import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { CreditConsumption, CreditResult } from "./plan-store.js";
 import type { CreditGrantsTable, Database } from "./schema.js";
 import type { StoreDialect } from "./dialect.js";
+import { enqueueCrossedThresholds } from "./webhook-outbox.js";
 
 const toGrant = (row: CreditGrantsTable): CreditGrant => ({
   id: row.id,
@@ -104,6 +105,7 @@ export async function consumeWithGrants(
       on conflict (org_id, hour_start) do update set images = usage_hours.images + excluded.images`.execute(
       trx,
     );
+    await enqueueCrossedThresholds(trx, c, used, used + c.credits);
     return { consumed: true, used: used + c.credits };
   });
 }

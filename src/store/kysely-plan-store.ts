@@ -28,6 +28,10 @@ export function planColumns(changes: PlanChanges): Partial<OrganizationsTable> {
   if (changes.storageDestinations !== undefined) {
     columns.storage_destinations_enabled = flagColumn(changes.storageDestinations);
   }
+  if (changes.creditThresholds !== undefined) {
+    columns.credit_thresholds =
+      changes.creditThresholds === null ? null : JSON.stringify(changes.creditThresholds);
+  }
   return columns;
 }
 
@@ -47,6 +51,7 @@ async function readPlan(
       "max_batch_size",
       "proxies_enabled",
       "storage_destinations_enabled",
+      "credit_thresholds",
     ])
     .where("id", "=", orgId);
   const row = await (lock ? lock.lockRows(select) : select).executeTakeFirst();
@@ -58,6 +63,7 @@ async function readPlan(
     maxBatchSize: row.max_batch_size === null ? null : Number(row.max_batch_size),
     proxies: flag(row.proxies_enabled),
     storageDestinations: flag(row.storage_destinations_enabled),
+    creditThresholds: row.credit_thresholds ? (JSON.parse(row.credit_thresholds) as number[]) : null,
     organizationCreatedAt: Number(row.created_at),
   };
 }

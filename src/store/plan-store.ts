@@ -1,4 +1,5 @@
 import type { AuditOf } from "../domain/audit.js";
+import type { CreditAlerts } from "../domain/credit-alerts.js";
 
 /** An organization's plan as stored: null members fall back to the deployment's defaults. */
 export interface StoredPlan {
@@ -14,6 +15,8 @@ export interface StoredPlan {
   proxies: boolean | null;
   /** Whether storage destinations are included, or null for the default (on). */
   storageDestinations: boolean | null;
+  /** Percentages of the allowance that send `credits.threshold_reached`, or null for 80 and 100. */
+  creditThresholds: number[] | null;
   /** The organization's creation time (epoch ms), the default anchor. */
   organizationCreatedAt: number;
 }
@@ -35,6 +38,11 @@ export interface CreditConsumption {
   overages: boolean;
   /** Start of the UTC hour of the request, for the usage history. */
   hourStart: number;
+  /**
+   * The plan's credit alerts: a consumption that crosses one writes its `credits.threshold_reached`
+   * event in its own transaction (a consumption that crosses none writes nothing more).
+   */
+  alerts?: CreditAlerts | undefined;
 }
 
 /** What the conditional upsert did: `used` is the period's total after it (before it, when refused). */

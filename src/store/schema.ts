@@ -22,6 +22,8 @@ export interface OrganizationsTable {
   proxies_enabled: number | null;
   /** Plan: 0 when storage destinations are switched off; null means on. */
   storage_destinations_enabled: number | null;
+  /** Plan: JSON array of the credit alert percentages (migration 023); null means [80, 100]. */
+  credit_thresholds?: string | null;
   /** Policy: days a key may live at most (migration 007); null means no limit. */
   max_key_lifetime_days?: number | null;
   /** The platform's own id of this customer (migration 015), unique; null: none. */

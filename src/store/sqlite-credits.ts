@@ -1,5 +1,7 @@
 import type { Database } from "better-sqlite3";
+import { crossedThresholds, thresholdEvent, thresholdMarks } from "../domain/credit-alerts.js";
 import type { CreditConsumption, CreditResult } from "./plan-store.js";
+import { createSqliteOutbox } from "./sqlite-outbox.js";
 
 /**
  * The same conditional upsert as consume-credits.ts, prepared once with bound parameters, in order: the
@@ -52,6 +54,7 @@ export function createSqliteCreditConsumer(
   const consume = database.prepare(CONSUME);
   const recordUsage = database.prepare(RECORD_USAGE);
   const usedNow = database.prepare(USED).pluck();
+  const enqueue = createSqliteOutbox(database);
 
   // Runs only inside a write transaction (BEGIN IMMEDIATE), so USED reads the total this upsert left:
   // no other connection can commit in between.
@@ -62,7 +65,15 @@ export function createSqliteCreditConsumer(
       : 0;
     const consumed = changed === 1;
     if (consumed) recordUsage.run(c.orgId, c.hourStart, c.credits);
-    return { consumed, used: Number(usedNow.get(c.orgId, c.periodStart) ?? 0) };
+    const used = Number(usedNow.get(c.orgId, c.periodStart) ?? 0);
+    // A threshold crossed: its event is written in this transaction, with the consumption.
+    if (consumed && c.alerts) {
+      const marks = thresholdMarks(c.allowance, c.alerts.thresholds);
+      for (const percent of crossedThresholds(marks, used - c.credits, used)) {
+        enqueue(thresholdEvent(c, percent, used, c.alerts.at));
+      }
+    }
+    return { consumed, used };
   }
 
   const single = database.transaction(consumeOne);

@@ -5,12 +5,14 @@ import {
   type WebhookEvent,
   type WebhookEventType,
 } from "../domain/webhook-events.js";
+import { crossedThresholds, thresholdEvent, thresholdMarks } from "../domain/credit-alerts.js";
+import type { CreditConsumption } from "./plan-store.js";
 import type { Database, WebhookEndpointsTable } from "./schema.js";
 
 export const newMessageId = () => `msg_${randomBase62(22)}`;
 export const newDeliveryId = () => `whd_${randomBase62(22)}`;
 
-function subscribes(row: Pick<WebhookEndpointsTable, "events">, type: WebhookEventType): boolean {
+export function subscribes(row: Pick<WebhookEndpointsTable, "events">, type: WebhookEventType): boolean {
   return (JSON.parse(row.events) as string[]).includes(type);
 }
 
@@ -67,4 +69,17 @@ export async function enqueueEvent(
     )
     .execute();
   return id;
+}
+
+/** Writes the threshold events a consumption crossed with `db`, the consumption's own transaction. */
+export async function enqueueCrossedThresholds(
+  db: Kysely<Database>,
+  c: CreditConsumption,
+  before: number,
+  after: number,
+): Promise<void> {
+  if (!c.alerts) return;
+  for (const percent of crossedThresholds(thresholdMarks(c.allowance, c.alerts.thresholds), before, after)) {
+    await enqueueEvent(db, thresholdEvent(c, percent, after, c.alerts.at));
+  }
 }

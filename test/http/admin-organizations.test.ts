@@ -316,6 +316,7 @@ describe("finding, changing and recovering organizations", () => {
       // Omitted: back to the default.
       proxies: true,
       storage_destinations: true,
+      credit_thresholds: [80, 100],
     });
     expect((await admin("GET", url)).json()).toEqual(replaced.json());
     const bad = await admin("PUT", url, { image_credits: -1 });
@@ -323,6 +324,43 @@ describe("finding, changing and recovering organizations", () => {
     expect((await admin("GET", url)).json()).toEqual(replaced.json());
     const usage = await admin("GET", `/v1/admin/organizations/${org.id}/usage`);
     expect(usage.json().per_billing_period.at(-1).start).toMatch(/-15T00:00:00.000Z$/);
+  });
+
+  test("credit_thresholds: a plan's own alert percentages, sorted; 1-100, distinct, at most 5, else 400 and nothing changed", async () => {
+    const { testApp, admin, tokenId } = await adminApp();
+    const org = (
+      await admin("POST", "/v1/admin/organizations", { name: "acme", plan: { credit_thresholds: [90, 50] } })
+    ).json().organization;
+    const url = `/v1/admin/organizations/${org.id}/plan`;
+    expect((await admin("GET", url)).json().credit_thresholds).toEqual([50, 90]);
+    const replaced = await admin("PUT", url, { credit_thresholds: [100, 25, 75] });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect(replaced.json().credit_thresholds).toEqual([25, 75, 100]);
+    for (const [thresholds, path] of [
+      [[0], "/credit_thresholds/0"],
+      [[80, 101], "/credit_thresholds/1"],
+      [[50.5], "/credit_thresholds/0"],
+      [[10, 20, 30, 40, 50, 60], "/credit_thresholds"],
+      [[80, 80], "/credit_thresholds"],
+      ["80", "/credit_thresholds"],
+    ] as const) {
+      const bad = await admin("PUT", url, { credit_thresholds: thresholds });
+      expect(bad.statusCode, JSON.stringify(thresholds)).toBe(400);
+      expect(bad.json().validation_errors[0].path).toBe(path);
+    }
+    expect((await admin("GET", url)).json().credit_thresholds).toEqual([25, 75, 100]);
+    const none = await admin("PUT", url, { credit_thresholds: [] });
+    expect(none.json().credit_thresholds).toEqual([]);
+    const defaults = await admin("PUT", url, {});
+    expect(defaults.json().credit_thresholds).toEqual([80, 100]);
+    const audited = await testApp.services.audit.list({
+      orgId: org.id,
+      count: 10,
+      actor: `service_token:${tokenId}`,
+    });
+    expect(audited.entries.find((entry) => entry.action === "plan.update")?.after).toMatchObject({
+      credit_thresholds: null,
+    });
   });
 
   test("owner-keys: a new owner key for recovery, answered once, audited with the token", async () => {

@@ -4,6 +4,7 @@ import { type AddressInfo, connect } from "node:net";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
+import { LatchkeyError, SecretWithheldError } from "@latchkey/client";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { PROXIES } from "../../src/domain/resource-families.js";
 import {
@@ -18,6 +19,7 @@ import { tempDir } from "../helpers/processes.js";
 import { keyWith } from "../helpers/http-keys.js";
 import { recordsOf } from "../helpers/resource-routes.js";
 import { describeWithServices } from "../helpers/services.js";
+import { startRealServer } from "../client/real-server.js";
 
 /** docs/keys.md "Retrying a create": `Idempotency-Key` on the creates of keys and the three families. */
 
@@ -385,5 +387,27 @@ describeWithServices(["postgres"], "Idempotency-Key on PostgreSQL", ({ postgres:
     expect(repeat.headers["idempotent-secret-withheld"]).toBe("true");
     expect(repeat.json()).toEqual({ ...first.json(), api_key: "" });
     expect(await keyCount(testApp, owner)).toBe(before);
+  });
+
+  test("the typed client turns a withheld secret into SecretWithheldError carrying the record, never api_key ''", async () => {
+    const schema = await freshSchema(url);
+    const server = await startRealServer({ LATCHKEY_DATABASE_URL: schema.url });
+    onTestFinished(() => server.test.app.close());
+    const client = server.clientFor(await server.owner());
+    const first = await client.keys.create(KEY_BODY, "client-repeat");
+    expect(first.api_key).toMatch(/^lksk_/);
+    const repeat = await client.keys.create(KEY_BODY, "client-repeat").catch((error: unknown) => error);
+    expect(repeat).toBeInstanceOf(SecretWithheldError);
+    expect(repeat).toBeInstanceOf(LatchkeyError);
+    const withheld = repeat as SecretWithheldError;
+    expect(withheld.code).toBe("secret_withheld");
+    expect(withheld.message).toContain("roll the key");
+    expect(withheld.record).toMatchObject({ id: first.id, api_id: first.api_id, api_key: "" });
+    // A webhook endpoint's signing secret alike.
+    const endpoint = { url: "https://93.184.215.14/hooks", events: ["webhook.test" as const] };
+    await client.webhooks.create(endpoint, "client-webhook");
+    const again = await client.webhooks.create(endpoint, "client-webhook").catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(SecretWithheldError);
+    expect((again as SecretWithheldError).record).toMatchObject({ secret: "" });
   });
 });

@@ -270,6 +270,31 @@ describe("alerts and time: thresholds, exhausted windows, failing endpoints, ret
     });
   });
 
+  it("credits.threshold_reached at the plan's own thresholds only", async () => {
+    const testApp = await buildTestApp({ env: FAST });
+    const owner = await testApp.createOrganization();
+    const receiver = await startWebhookReceiver();
+    const made = await create(testApp, owner, { url: receiver.url, events: ["credits.threshold_reached"] });
+    receiver.secrets.push(made.json<{ secret: string }>().secret);
+    await testApp.services.plans.change(owner.orgId, { imageCredits: 10, creditThresholds: [30, 60] });
+    const render = (credits: number) =>
+      testApp.services.access.decide({
+        authorization: owner.headers.authorization,
+        permission: "images:create",
+        credits,
+      });
+    expect((await render(3)).allowed).toBe(true); // 30%
+    expect((await render(7)).allowed).toBe(true); // 60% and 100%, which this plan does not name
+    await receiver.waitFor((all) => all.length >= 2);
+    const thresholds = receiver.deliveries.map((d) => d.payload.data.threshold);
+    expect(thresholds.sort()).toEqual([30, 60]);
+    expect(receiver.deliveries.find((d) => d.payload.data.threshold === 60)?.payload.data).toMatchObject({
+      organization_id: owner.orgId,
+      used: 10,
+      allowance: 10,
+    });
+  });
+
   it("an endpoint failing for five days is disabled, the platform is told; attempts are forgotten after 30 days", async () => {
     const clock = fakeClock(Date.now());
     const { testApp, admin } = await adminApp({

@@ -39,6 +39,11 @@ export interface PlanSettings {
   max_batch_size?: number;
   proxies?: boolean;
   storage_destinations?: boolean;
+  /**
+   * Percentages of the allowance at which `credits.threshold_reached` is sent, once each per billing
+   * period: integers 1-100, at most 5 (default `[80, 100]`; `[]` sends none).
+   */
+  credit_thresholds?: number[];
 }
 
 /** An organization's effective plan. */

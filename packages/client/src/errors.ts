@@ -3,9 +3,10 @@ import type { ErrorBody } from "./types.js";
 /**
  * Codes the client itself assigns when there is no server error code to carry: the server was not
  * reached (`network_error`, status 0), it answered with something that is not latchkey's JSON
- * (`invalid_response`), or a rotation step failed without a server error (`rotation_failed`).
+ * (`invalid_response`), a rotation step failed without a server error (`rotation_failed`), or a
+ * create's replayed answer came without its secret (`secret_withheld`, {@link SecretWithheldError}).
  */
-export type ClientErrorCode = "network_error" | "invalid_response" | "rotation_failed";
+export type ClientErrorCode = "network_error" | "invalid_response" | "rotation_failed" | "secret_withheld";
 
 /** What a {@link LatchkeyError} is made of. */
 export interface LatchkeyErrorInit {
@@ -101,5 +102,33 @@ export class KeyRotationError extends LatchkeyError {
     this.step = step;
     this.oldKeyId = oldKeyId;
     this.newKeyId = newKeyId;
+  }
+}
+
+/**
+ * A create (or a rotation) that the server made, whose answer came as a replay without its secret: the
+ * server could not keep the secret for a replay (it has neither `LATCHKEY_SECRET_PEPPER` nor
+ * `LATCHKEY_SERVER_KEY_FILE`), so it answered `Idempotent-Secret-Withheld: true` with the secret
+ * members empty. This happens when an earlier attempt of the same request created and its answer was
+ * lost (the client's own retry), or when a caller repeats an `Idempotency-Key`. The record exists;
+ * its secret is gone for good: roll the key (`keys.roll`), or rotate the webhook endpoint's secret, to
+ * get a new one.
+ */
+export class SecretWithheldError<T = Record<string, unknown>> extends LatchkeyError {
+  /** The answer as the server kept it: the created record, its secret members `""`. */
+  readonly record: T;
+
+  constructor(record: T, status: number, requestId: string | undefined) {
+    super({
+      status,
+      code: "secret_withheld",
+      message:
+        "Created, but the server could not keep its secret for a replay (no LATCHKEY_SECRET_PEPPER or " +
+        "LATCHKEY_SERVER_KEY_FILE), so this answer has none; roll the key (or rotate the webhook " +
+        "endpoint's secret) to get a new secret. The record is in this error's `record`.",
+      requestId,
+    });
+    this.name = "SecretWithheldError";
+    this.record = record;
   }
 }

@@ -32,6 +32,7 @@ export {
   LatchkeyError,
   type LatchkeyErrorInit,
   type RotationStep,
+  SecretWithheldError,
 } from "./errors.js";
 export type { KeysResource } from "./keys.js";
 export type { AuthorizeInput, UsageResource } from "./platform.js";

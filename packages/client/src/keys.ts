@@ -43,16 +43,18 @@ export class KeysResource {
 
   /**
    * Creates a key. The response is the only time its secret (`api_key`) is shown: store it now.
-   * Needs `api_keys:create_update` and authority over every requested permission.
+   * Needs `api_keys:create_update` and authority over every requested permission. `idempotencyKey`
+   * (default: a new UUID per call) is sent on every retry; a repeat whose secret the server could not
+   * keep throws {@link SecretWithheldError}.
    */
-  async create(config: KeyConfiguration): Promise<CreatedKey> {
+  async create(config: KeyConfiguration, idempotencyKey: string = randomUUID()): Promise<CreatedKey> {
     return this.#transport.request({
       method: "POST",
       path: "/v1/api-keys",
       body: config,
       group: WRITE,
       // One key for this create and all its retries: they never make a second key.
-      idempotencyKey: randomUUID(),
+      idempotencyKey,
     });
   }
 

@@ -1,8 +1,11 @@
-import { LatchkeyError } from "./errors.js";
+import { LatchkeyError, SecretWithheldError } from "./errors.js";
 import { isRateLimitRejection, isTransientFailure, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
 import type { RequestSpacer } from "./spacing.js";
 import type { ErrorBody } from "./types.js";
 import type { WaitEvent } from "./waits.js";
+
+/** The server's mark on a replayed create whose secret it could not keep (its members are ""). */
+const SECRET_WITHHELD_HEADER = "idempotent-secret-withheld";
 
 /** The Basic-auth pair a request is sent with. */
 export interface Credentials {
@@ -143,6 +146,14 @@ export class Transport {
       const json = text === "" ? undefined : parseJson(text);
       if (response.ok) {
         if (text !== "" && json === undefined) throw this.#invalidResponse(response);
+        // Never hand back a record whose secret is "" as if it were the secret.
+        if (response.headers.get(SECRET_WITHHELD_HEADER) === "true") {
+          throw new SecretWithheldError(
+            json as Record<string, unknown>,
+            response.status,
+            response.headers.get("x-request-id") ?? undefined,
+          );
+        }
         return json as T;
       }
       const error = this.#errorFrom(response, asErrorBody(json));

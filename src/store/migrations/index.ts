@@ -18,6 +18,7 @@ import { leaksAndInvitations } from "./017-leaks-and-invitations.js";
 import { webhooks } from "./018-webhooks.js";
 import { decisionHours } from "./020-decision-hours.js";
 import { secretHashing } from "./021-secret-hashing.js";
+import { creditThresholds } from "./023-credit-thresholds.js";
 
 /** Migrations ship in code, not as files on disk, so the built package needs nothing beside it. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   "018-webhooks": webhooks,
   "020-decision-hours": decisionHours,
   "021-secret-hashing": secretHashing,
+  "023-credit-thresholds": creditThresholds,
 };
 
 /** Every migration by name, for Kysely's `Migrator` (an upgrade test migrates to one of them first). */
