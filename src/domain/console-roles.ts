@@ -17,6 +17,14 @@ export function canManageKeys(role: ConsoleRole): boolean {
   return role === "owner" || role === "admin";
 }
 
+/**
+ * Whether the role may see and change the organization's webhook endpoints: their URLs say where the
+ * organization's events go and their attempts hold receivers' answers, so members see none of it.
+ */
+export function canManageWebhooks(role: ConsoleRole): boolean {
+  return role === "owner" || role === "admin";
+}
+
 /** Whether the role may see and change the organization's members. */
 export function canManageMembers(role: ConsoleRole): boolean {
   return role === "owner";
