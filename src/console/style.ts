@@ -1,7 +1,7 @@
 /**
  * The console's own rules, after Pico CSS (assets.ts): the page's frame (header, sections, a main
  * column that uses the screen), tables that become cards on a phone, the charts, the credit gauge and
- * the few classes the pages use (`notice`, `error`, `muted`, `secret`, `excerpt`, `filters`, `inline`, `qr`).
+ * the few classes the pages use (`notice`, `error`, `muted`, `secret`, `excerpt`, `actions`, `filters`, `inline`, `qr`).
  * Pages keep to semantic markup; the look lives here. Nothing may be wider than a 360 px screen.
  */
 export const CONSOLE_STYLE_TEXT = `
@@ -90,6 +90,8 @@ fieldset fieldset label { display: block; margin: 0.2rem 0; font-size: 0.9rem; }
 form.inline, form.inline button { display: inline; margin: 0; }
 main form:not(.inline) > p > [type="submit"] { width: auto; min-width: 10rem; }
 main form [type="submit"] { width: auto; }
+/* Several actions in one cell: a link and buttons on one line, wrapping as a whole. */
+.actions { display: flex; flex-wrap: wrap; gap: 0.4rem 0.6rem; align-items: center; }
 td a { text-decoration: none; }
 td a:hover { text-decoration: underline; }
 td form.inline { display: inline-flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
@@ -122,6 +124,7 @@ td code { font-size: 0.85em; }
 .count { color: var(--pico-muted-color); margin: 0 0 0.5rem; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; justify-content: space-between; }
 .toolbar > * { margin-bottom: 1rem; }
+.toolbar > form.inline { margin-bottom: 1rem; }
 @media (max-width: 720px) {
   table[data-cards], table[data-cards] tbody, table[data-cards] tr, table[data-cards] td { display: block; width: 100%; }
   /* The column headers stay for screen readers; each cell shows its column's name instead. */

@@ -44,7 +44,7 @@ export function attemptList(
         : html`<table data-cards>
             <thead>
               <tr>
-                <th scope="col">When (UTC)</th>
+                <th scope="col">When</th>
                 <th scope="col">Message</th>
                 <th scope="col">Status</th>
                 <th scope="col">Response</th>

@@ -125,20 +125,22 @@ export function webhookList(context: PageContext, endpoints: WebhookEndpoint[], 
                     <td data-label="Status">${statusOf(endpoint)}</td>
                     <td data-label="Created">${when(endpoint.createdAt)}</td>
                     <td data-label="Actions">
-                      <a href="${list}/${endpoint.id}/attempts" aria-label="Attempts of ${endpoint.url}"
-                        >Attempts</a
-                      >
-                      <form class="inline" method="post" action="${list}/${endpoint.id}/test">
-                        ${csrf}<button type="submit" aria-label="Send a test event to ${endpoint.url}">
-                          Send test
-                        </button>
-                      </form>
-                      ${confirmedActionForm(context.signedIn, {
-                        action: `${list}/${endpoint.id}/delete`,
-                        confirm: "Delete this endpoint? What it still had to receive is not sent.",
-                        label: "Delete",
-                        subject: endpoint.url,
-                      })}
+                      <div class="actions">
+                        <a href="${list}/${endpoint.id}/attempts" aria-label="Attempts of ${endpoint.url}"
+                          >Attempts</a
+                        >
+                        <form class="inline" method="post" action="${list}/${endpoint.id}/test">
+                          ${csrf}<button type="submit" aria-label="Send a test event to ${endpoint.url}">
+                            Send test
+                          </button>
+                        </form>
+                        ${confirmedActionForm(context.signedIn, {
+                          action: `${list}/${endpoint.id}/delete`,
+                          confirm: "Delete this endpoint? What it still had to receive is not sent.",
+                          label: "Delete",
+                          subject: endpoint.url,
+                        })}
+                      </div>
                     </td>
                   </tr>`,
               )}
