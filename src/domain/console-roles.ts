@@ -2,7 +2,8 @@ import type { Grant } from "./permissions.js";
 
 /**
  * Roles of console users in an organization: `owner` does everything, members included; `admin`
- * manages keys and reads usage, limits and the audit trail; `member` only reads.
+ * manages keys and webhooks and reads usage, limits and the audit trail; `member` only reads (and
+ * sees no webhooks).
  */
 export const CONSOLE_ROLES = ["owner", "admin", "member"] as const;
 
