@@ -538,10 +538,14 @@ export async function buildApp({
   await app.register(adminLimitRoutes, services);
   await app.register(adminServiceTokenRoutes, services);
   await app.register(adminUsageExportRoutes, services);
-  await app.register(webhookEndpointRoutes, { webhooks: services.webhooks });
+  await app.register(webhookEndpointRoutes, {
+    webhooks: services.webhooks,
+    idempotency: services.idempotency,
+  });
   await app.register(adminWebhookEndpointRoutes, {
     webhooks: services.webhooks,
     serviceTokens: services.serviceTokens,
+    idempotency: services.idempotency,
   });
   // The platform's decisions are counted for the usage export; management requests are not.
   await app.register(authorizeRoutes, {

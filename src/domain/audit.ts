@@ -53,6 +53,12 @@ export const AUDIT_ACTIONS = [
   "membership.invitation_remove",
   "mcp_connection.create",
   "mcp_connection.revoke",
+  "webhook_endpoint.create",
+  "webhook_endpoint.update",
+  "webhook_endpoint.delete",
+  "webhook_endpoint.rotate_secret",
+  "webhook_endpoint.test",
+  "webhook_message.resend",
 ] as const;
 
 /** One recorded action. */
@@ -77,7 +83,7 @@ export interface AuditEntry {
   orgId: string | null;
   /** What was done, e.g. `api_key.create`. */
   action: AuditAction;
-  /** The id of the record changed (`key_...`, `org_...`, `stk_...`, `usr_...`). */
+  /** The id of the record changed (`key_...`, `org_...`, `stk_...`, `usr_...`, `whe_...`, `msg_...`). */
   targetId: string;
   /** The record before the change; null for a creation. */
   before: AuditSnapshot | null;

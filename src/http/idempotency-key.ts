@@ -58,7 +58,9 @@ export async function runIdempotentCreate<T>(
     {
       orgId: scope,
       key: typeof header === "string" ? header : undefined,
-      route: `${request.method} ${request.routeOptions.url ?? request.url}`,
+      // The path as sent, not the route's pattern: rotating another endpoint (or granting credits to
+      // another organization) with the same key is another request, never the first one's answer.
+      route: `${request.method} ${request.url}`,
       body: request.body,
       secret,
     },

@@ -5,6 +5,7 @@ import type { OrganizationRecord } from "../store/organization-store.js";
 import type { StoredPlan } from "../store/plan-store.js";
 import type { StoredResource } from "../store/resource-store.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
+import type { QueuedWebhookMessage, WebhookEndpoint } from "../store/webhook-store.js";
 
 /**
  * What the audit trail keeps of each kind of record. Each function lists the members it copies, one by
@@ -114,4 +115,29 @@ export function membershipSnapshot(membership: {
   role: string;
 }): AuditSnapshot {
   return { user_id: membership.userId, org_id: membership.orgId, role: membership.role };
+}
+
+/**
+ * A webhook endpoint's subscription; never its signing secrets. A rotation shows as the time the
+ * replaced secret stops signing.
+ */
+export function webhookEndpointSnapshot(endpoint: WebhookEndpoint): AuditSnapshot {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: [...endpoint.events],
+    description: endpoint.description,
+    enabled: endpoint.enabled,
+    previous_secret_expires_at: iso(endpoint.previousSecretExpiresAt),
+  };
+}
+
+/** A message queued by a test or a resend: which, to which endpoint (null: every one that had it). */
+export function webhookMessageSnapshot(queued: QueuedWebhookMessage): AuditSnapshot {
+  return {
+    message_id: queued.messageId,
+    type: queued.type,
+    endpoint_id: queued.endpointId,
+    queued: queued.queued,
+  };
 }

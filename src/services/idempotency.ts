@@ -16,7 +16,7 @@ export interface IdempotentRequest {
   orgId: string;
   /** The `Idempotency-Key` header; undefined runs the create as it is. */
   key: string | undefined;
-  /** The route, e.g. `POST /v1/api-keys`: the same key on another route is a different request. */
+  /** The method and path with its query, e.g. `POST /v1/api-keys`: the same key on another is another request. */
   route: string;
   body: unknown;
   /** Whether the response holds a secret (a key create): then it is kept sealed. */
@@ -80,8 +80,11 @@ export interface IdempotentCreatesOptions {
   log: WarningLog;
 }
 
-/** The members that hold a secret in a create's answer: a key's `api_key`, a service token's `token`. */
-const SECRET_MEMBERS = new Set(["api_key", "token"]);
+/**
+ * The members that hold a secret in a create's answer: a key's `api_key`, a service token's `token`, a
+ * webhook endpoint's signing `secret`.
+ */
+const SECRET_MEMBERS = new Set(["api_key", "token", "secret"]);
 
 /** The answer with every secret member emptied, kept where no sealing key is configured. */
 function withoutSecrets(value: unknown): unknown {

@@ -6,12 +6,17 @@ import { invalidRequest, LatchkeyError } from "../domain/errors.js";
 import { hostOf, isPublicAddress, webhookUrlProblem } from "../domain/webhook-addresses.js";
 import { PLATFORM_ONLY_EVENT_TYPES, type WebhookEventType } from "../domain/webhook-events.js";
 import { newWebhookSecret } from "../domain/webhook-secret.js";
+import type { AuditAction } from "../domain/audit.js";
+import type { IdempotentResponse } from "../store/idempotency-store.js";
 import type {
   EndpointOwner,
+  QueuedWebhookMessage,
   WebhookAttempt,
   WebhookEndpoint,
   WebhookEndpointStore,
 } from "../store/webhook-store.js";
+import { webhookEndpointSnapshot, webhookMessageSnapshot } from "./audit-snapshots.js";
+import { auditOf } from "./audit-trail.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 
 /** Endpoints per organization (and for the platform). */
@@ -36,29 +41,63 @@ export interface Page {
   pageStart?: string | undefined;
 }
 
+/** Who changes endpoints: whose they are, and who the audit trail names. */
+export interface EndpointCaller {
+  /** The organization, or null for the platform's endpoints. */
+  owner: EndpointOwner;
+  /** The audit actor: the calling key's id, `user:<id>` (console) or `service_token:<id>`. */
+  actor: string;
+}
+
+/** A webhook.test message as queued. */
+export interface TestMessage {
+  id: string;
+  type: "webhook.test";
+  at: number;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Every change is audited as `caller.actor`, in the change's transaction (never a secret in the entry).
+ * `respond`: the first answer of an idempotent POST, recorded in that same transaction.
+ */
 export interface WebhookEndpoints {
-  create(owner: EndpointOwner, input: EndpointInput): Promise<WebhookEndpoint>;
+  create(
+    caller: EndpointCaller,
+    input: EndpointInput,
+    respond?: (endpoint: WebhookEndpoint) => IdempotentResponse,
+  ): Promise<WebhookEndpoint>;
   list(
     owner: EndpointOwner,
     page: Page,
   ): Promise<{ endpoints: WebhookEndpoint[]; nextPageStart: string | null }>;
   get(owner: EndpointOwner, id: string): Promise<WebhookEndpoint>;
-  update(owner: EndpointOwner, id: string, change: EndpointChange): Promise<WebhookEndpoint>;
-  remove(owner: EndpointOwner, id: string): Promise<void>;
+  update(caller: EndpointCaller, id: string, change: EndpointChange): Promise<WebhookEndpoint>;
+  remove(caller: EndpointCaller, id: string): Promise<void>;
   /** A new secret (returned once); the previous one keeps signing for 24 hours. */
-  rotateSecret(owner: EndpointOwner, id: string): Promise<WebhookEndpoint>;
+  rotateSecret(
+    caller: EndpointCaller,
+    id: string,
+    respond?: (endpoint: WebhookEndpoint) => IdempotentResponse,
+  ): Promise<WebhookEndpoint>;
   /** Queues a `webhook.test` message to this endpoint; the message. */
   test(
-    owner: EndpointOwner,
+    caller: EndpointCaller,
     id: string,
-  ): Promise<{ id: string; type: "webhook.test"; at: number; data: Record<string, unknown> }>;
+    respond?: (message: TestMessage) => IdempotentResponse,
+  ): Promise<TestMessage>;
   attempts(
     owner: EndpointOwner,
     id: string,
     page: Page,
   ): Promise<{ attempts: WebhookAttempt[]; nextPageStart: string | null }>;
-  /** Queues the message again to the owner's endpoints that had it (or to `endpointId`). */
-  resend(owner: EndpointOwner, messageId: string, endpointId?: string): Promise<number>;
+  /** Queues the message again to the owner's endpoints that had it (or to `endpointId`); how many. */
+  resend(
+    caller: EndpointCaller,
+    messageId: string,
+    endpointId?: string,
+    respond?: (queued: number) => IdempotentResponse,
+  ): Promise<number>;
 }
 
 export interface WebhookEndpointDeps {
@@ -121,6 +160,27 @@ export function createWebhookEndpoints(deps: WebhookEndpointDeps): WebhookEndpoi
     });
   }
 
+  const endpointAudit = (caller: EndpointCaller, action: AuditAction) =>
+    auditOf<WebhookEndpoint>(clock, {
+      actor: caller.actor,
+      orgId: caller.owner,
+      action,
+      targetOf: (endpoint) => endpoint.id,
+      snapshot: webhookEndpointSnapshot,
+    });
+  const messageAudit = (
+    caller: EndpointCaller,
+    action: AuditAction,
+    targetOf: (m: QueuedWebhookMessage) => string,
+  ) =>
+    auditOf<QueuedWebhookMessage>(clock, {
+      actor: caller.actor,
+      orgId: caller.owner,
+      action,
+      targetOf,
+      snapshot: webhookMessageSnapshot,
+    });
+
   const found = async (owner: EndpointOwner, id: string) => {
     const endpoint = isEndpointId(id) ? await store.getEndpoint(owner, id) : null;
     if (!endpoint) throw notFound();
@@ -128,7 +188,8 @@ export function createWebhookEndpoints(deps: WebhookEndpointDeps): WebhookEndpoi
   };
 
   return {
-    async create(owner, input) {
+    async create(caller, input, respond) {
+      const { owner } = caller;
       checkEvents(owner, input.events);
       await checkUrl(input.url);
       const now = clock.now();
@@ -146,7 +207,8 @@ export function createWebhookEndpoints(deps: WebhookEndpointDeps): WebhookEndpoi
         createdAt: now,
         updatedAt: now,
       };
-      if (!(await store.insertEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS)))
+      const records = { audit: endpointAudit(caller, "webhook_endpoint.create"), respond };
+      if (!(await store.insertEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS, records)))
         throw webhookEndpointQuotaExceeded();
       return endpoint;
     },
@@ -165,57 +227,84 @@ export function createWebhookEndpoints(deps: WebhookEndpointDeps): WebhookEndpoi
 
     get: found,
 
-    async update(owner, id, change) {
+    async update(caller, id, change) {
+      const { owner } = caller;
       if (change.events) checkEvents(owner, change.events);
       if (change.url !== undefined) await checkUrl(change.url);
       await found(owner, id);
       const now = clock.now();
-      const changed = await store.changeEndpoint(owner, id, (current) => {
-        const enabled = change.disabled === undefined ? current.enabled : !change.disabled;
-        return {
-          ...current,
-          url: change.url ?? current.url,
-          events: change.events ? [...new Set(change.events)] : current.events,
-          description:
-            change.description === undefined
-              ? current.description
-              : change.description?.trim()
-                ? change.description
-                : null,
-          enabled,
-          // Enabled again: its five days of failures start over.
-          failingSince: enabled && !current.enabled ? null : current.failingSince,
-          updatedAt: now,
-        };
-      });
+      const changed = await store.changeEndpoint(
+        owner,
+        id,
+        (current) => {
+          const enabled = change.disabled === undefined ? current.enabled : !change.disabled;
+          return {
+            ...current,
+            url: change.url ?? current.url,
+            events: change.events ? [...new Set(change.events)] : current.events,
+            description:
+              change.description === undefined
+                ? current.description
+                : change.description?.trim()
+                  ? change.description
+                  : null,
+            enabled,
+            // Enabled again: its five days of failures start over.
+            failingSince: enabled && !current.enabled ? null : current.failingSince,
+            updatedAt: now,
+          };
+        },
+        { audit: endpointAudit(caller, "webhook_endpoint.update") },
+      );
       if (!changed) throw notFound();
       return changed;
     },
 
-    async remove(owner, id) {
-      if (!isEndpointId(id) || !(await store.deleteEndpoint(owner, id))) throw notFound();
+    async remove(caller, id) {
+      const audit = endpointAudit(caller, "webhook_endpoint.delete");
+      if (!isEndpointId(id) || !(await store.deleteEndpoint(caller.owner, id, { audit }))) throw notFound();
     },
 
-    async rotateSecret(owner, id) {
+    async rotateSecret(caller, id, respond) {
+      const { owner } = caller;
       await found(owner, id);
       const now = clock.now();
-      const rotated = await store.changeEndpoint(owner, id, (current) => ({
-        ...current,
-        secret: newWebhookSecret(),
-        previousSecret: current.secret,
-        previousSecretExpiresAt: now + SECRET_OVERLAP_MS,
-        updatedAt: now,
-      }));
+      const rotated = await store.changeEndpoint(
+        owner,
+        id,
+        (current) => ({
+          ...current,
+          secret: newWebhookSecret(),
+          previousSecret: current.secret,
+          previousSecretExpiresAt: now + SECRET_OVERLAP_MS,
+          updatedAt: now,
+        }),
+        { audit: endpointAudit(caller, "webhook_endpoint.rotate_secret"), respond },
+      );
       if (!rotated) throw notFound();
       return rotated;
     },
 
-    async test(owner, id) {
+    async test(caller, id, respond) {
+      const { owner } = caller;
       const endpoint = await found(owner, id);
       const at = clock.now();
       const data = { organization_id: owner, endpoint_id: endpoint.id };
-      const messageId = await store.enqueueFor(endpoint, { type: "webhook.test", orgId: owner, at, data });
-      return { id: messageId, type: "webhook.test", at, data };
+      const messageOf = (messageId: string): TestMessage => ({
+        id: messageId,
+        type: "webhook.test",
+        at,
+        data,
+      });
+      const messageId = await store.enqueueFor(
+        endpoint,
+        { type: "webhook.test", orgId: owner, at, data },
+        {
+          audit: messageAudit(caller, "webhook_endpoint.test", (queued) => queued.endpointId ?? endpoint.id),
+          respond: respond && ((queued) => respond(messageOf(queued.messageId))),
+        },
+      );
+      return messageOf(messageId);
     },
 
     async attempts(owner, id, { count, pageStart }) {
@@ -230,9 +319,13 @@ export function createWebhookEndpoints(deps: WebhookEndpointDeps): WebhookEndpoi
       };
     },
 
-    async resend(owner, messageId, endpointId) {
+    async resend(caller, messageId, endpointId, respond) {
+      const records = {
+        audit: messageAudit(caller, "webhook_message.resend", (resent) => resent.messageId),
+        respond: respond && ((resent: QueuedWebhookMessage) => respond(resent.queued)),
+      };
       const queued = /^msg_[A-Za-z0-9]{1,64}$/.test(messageId)
-        ? await store.resend(owner, messageId, clock.now(), endpointId)
+        ? await store.resend(caller.owner, messageId, clock.now(), endpointId, records)
         : 0;
       if (queued === 0) throw new LatchkeyError("not_found", "No such message was sent to your endpoints.");
       return queued;

@@ -2,9 +2,18 @@ import type { Kysely } from "kysely";
 import { randomBase62 } from "../domain/credentials.js";
 import type { WebhookEventType } from "../domain/webhook-events.js";
 import type { StoreDialect } from "./dialect.js";
+import { insertAuditEntry } from "./kysely-audit-store.js";
+import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { Database, WebhookAttemptsTable, WebhookEndpointsTable } from "./schema.js";
 import { enqueueEvent } from "./webhook-outbox.js";
-import type { EndpointOwner, WebhookAttempt, WebhookEndpoint, WebhookStore } from "./webhook-store.js";
+import type {
+  ChangeRecords,
+  EndpointOwner,
+  QueuedWebhookMessage,
+  WebhookAttempt,
+  WebhookEndpoint,
+  WebhookStore,
+} from "./webhook-store.js";
 
 export const newAttemptId = () => `wha_${randomBase62(22)}`;
 
@@ -57,6 +66,17 @@ function toAttempt(row: WebhookAttemptsTable): WebhookAttempt {
   };
 }
 
+/** Writes a change's audit entry and idempotent answer in the change's transaction `trx`. */
+async function writeRecords<T>(
+  trx: Kysely<Database>,
+  records: ChangeRecords<T> | undefined,
+  before: T | undefined,
+  after: T | undefined,
+): Promise<void> {
+  await insertAuditEntry(trx, records?.audit?.(before, after));
+  if (after !== undefined) await recordIdempotentResponse(trx, records?.respond?.(after));
+}
+
 /** Endpoints, the outbox's deliveries and the attempts log, on SQLite and PostgreSQL alike. */
 export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDialect): WebhookStore {
   const owned = (owner: EndpointOwner) =>
@@ -66,7 +86,7 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
       .where((eb) => (owner === null ? eb("org_id", "is", null) : eb("org_id", "=", owner)));
 
   return {
-    async insertEndpoint(endpoint, max) {
+    async insertEndpoint(endpoint, max, records) {
       return db.transaction().execute(async (trx) => {
         // One creator at a time per owner, on every node: the count and the insert are one step.
         await dialect.lockName(trx, `latchkey:webhook-endpoints:${endpoint.orgId ?? "platform"}`);
@@ -79,6 +99,7 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
           .executeTakeFirstOrThrow();
         if (Number(count) >= max) return false;
         await trx.insertInto("webhook_endpoints").values(toRow(endpoint)).execute();
+        await writeRecords(trx, records, undefined, endpoint);
         return true;
       });
     },
@@ -102,7 +123,7 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
       return row ? toEndpoint(row) : null;
     },
 
-    async changeEndpoint(owner, id, change) {
+    async changeEndpoint(owner, id, change, records) {
       return db.transaction().execute(async (trx) => {
         const row = await dialect
           .lockRows(
@@ -114,20 +135,24 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
           )
           .executeTakeFirst();
         if (!row) return null;
-        const changed = change(toEndpoint(row));
+        const before = toEndpoint(row);
+        const changed = change(before);
         await trx.updateTable("webhook_endpoints").set(toRow(changed)).where("id", "=", id).execute();
+        await writeRecords(trx, records, before, changed);
         return changed;
       });
     },
 
-    async deleteEndpoint(owner, id) {
+    async deleteEndpoint(owner, id, records) {
       return db.transaction().execute(async (trx) => {
         const removed = await trx
           .deleteFrom("webhook_endpoints")
           .where("id", "=", id)
           .where((eb) => (owner === null ? eb("org_id", "is", null) : eb("org_id", "=", owner)))
+          .returningAll()
           .executeTakeFirst();
-        if (Number(removed.numDeletedRows) === 0) return false;
+        if (!removed) return false;
+        await writeRecords(trx, records, toEndpoint(removed), undefined);
         await trx
           .deleteFrom("webhook_deliveries")
           .where("endpoint_id", "=", id)
@@ -148,20 +173,23 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
       return rows.map(toAttempt);
     },
 
-    async enqueueFor(endpoint, event) {
-      const id = await db
-        .transaction()
-        .execute((trx) => enqueueEvent(trx, event, { endpointId: endpoint.id }));
-      if (id === null) throw new Error("The endpoint vanished while its test was queued.");
-      return id;
+    async enqueueFor(endpoint, event, records) {
+      return db.transaction().execute(async (trx) => {
+        const id = await enqueueEvent(trx, event, { endpointId: endpoint.id });
+        if (id === null) throw new Error("The endpoint vanished while its test was queued.");
+        const queued = { messageId: id, type: event.type, endpointId: endpoint.id, queued: 1 };
+        await writeRecords(trx, records, undefined, queued);
+        return id;
+      });
     },
 
-    async resend(owner, messageId, now, endpointId) {
+    async resend(owner, messageId, now, endpointId, records) {
       return db.transaction().execute(async (trx) => {
         let deliveries = trx
           .selectFrom("webhook_deliveries")
           .innerJoin("webhook_endpoints", "webhook_endpoints.id", "webhook_deliveries.endpoint_id")
-          .select("webhook_deliveries.id")
+          .innerJoin("webhook_messages", "webhook_messages.id", "webhook_deliveries.message_id")
+          .select(["webhook_deliveries.id", "webhook_messages.type"])
           .where("webhook_deliveries.message_id", "=", messageId)
           .where((eb) =>
             owner === null
@@ -169,7 +197,8 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
               : eb("webhook_endpoints.org_id", "=", owner),
           );
         if (endpointId !== undefined) deliveries = deliveries.where("webhook_endpoints.id", "=", endpointId);
-        const ids = (await deliveries.execute()).map((row) => row.id);
+        const rows = await deliveries.execute();
+        const ids = rows.map((row) => row.id);
         if (ids.length === 0) return 0;
         // Again from the start of the schedule; the message keeps its id (the receiver's dedupe key).
         await trx
@@ -177,6 +206,13 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
           .set({ status: "pending", attempts: 0, next_attempt_at: now })
           .where("id", "in", ids)
           .execute();
+        const resent: QueuedWebhookMessage = {
+          messageId,
+          type: rows[0]!.type as WebhookEventType,
+          endpointId: endpointId ?? null,
+          queued: ids.length,
+        };
+        await writeRecords(trx, records, undefined, resent);
         return ids.length;
       });
     },

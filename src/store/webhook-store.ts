@@ -1,4 +1,6 @@
+import type { AuditOf } from "../domain/audit.js";
 import type { WebhookEvent, WebhookEventType } from "../domain/webhook-events.js";
+import type { IdempotentResponse } from "./idempotency-store.js";
 import type { ListPosition } from "./key-store.js";
 
 /** A webhook endpoint as stored: an organization's (`orgId`) or the platform's (`orgId` null). */
@@ -61,9 +63,32 @@ export interface AttemptOutcome {
 /** Owner of endpoints: an organization's id, or null for the platform's. */
 export type EndpointOwner = string | null;
 
+/** A message a test or a resend queued, as the audit trail records it. */
+export interface QueuedWebhookMessage {
+  messageId: string;
+  type: WebhookEventType;
+  /** The one endpoint it was queued for; null: every endpoint of the owner that had it. */
+  endpointId: string | null;
+  /** Deliveries queued. */
+  queued: number;
+}
+
+/**
+ * What a change writes in its own transaction beside the change: its audit entry, and the first
+ * answer of an idempotent POST (built from the changed record).
+ */
+export interface ChangeRecords<T> {
+  audit?: AuditOf<T> | undefined;
+  respond?: ((record: T) => IdempotentResponse) | undefined;
+}
+
 export interface WebhookEndpointStore {
   /** Inserts unless the owner already has `max` endpoints (false then), as one step on every node. */
-  insertEndpoint(endpoint: WebhookEndpoint, max: number): Promise<boolean>;
+  insertEndpoint(
+    endpoint: WebhookEndpoint,
+    max: number,
+    records?: ChangeRecords<WebhookEndpoint>,
+  ): Promise<boolean>;
   listEndpoints(owner: EndpointOwner, limit: number, after?: ListPosition): Promise<WebhookEndpoint[]>;
   getEndpoint(owner: EndpointOwner, id: string): Promise<WebhookEndpoint | null>;
   /** Replaces the endpoint with what `change` makes of it, atomically; null when there is none. */
@@ -71,21 +96,36 @@ export interface WebhookEndpointStore {
     owner: EndpointOwner,
     id: string,
     change: (current: WebhookEndpoint) => WebhookEndpoint,
+    records?: ChangeRecords<WebhookEndpoint>,
   ): Promise<WebhookEndpoint | null>;
   /** Deletes the endpoint and its pending deliveries; false when there is none. */
-  deleteEndpoint(owner: EndpointOwner, id: string): Promise<boolean>;
+  deleteEndpoint(
+    owner: EndpointOwner,
+    id: string,
+    records?: ChangeRecords<WebhookEndpoint>,
+  ): Promise<boolean>;
   listAttempts(
     endpointId: string,
     limit: number,
     after?: { at: number; id: string },
   ): Promise<WebhookAttempt[]>;
   /** Queues `event` for this endpoint only (`webhook.test`); the message id. */
-  enqueueFor(endpoint: WebhookEndpoint, event: WebhookEvent): Promise<string>;
+  enqueueFor(
+    endpoint: WebhookEndpoint,
+    event: WebhookEvent,
+    records?: ChangeRecords<QueuedWebhookMessage>,
+  ): Promise<string>;
   /**
    * Sends the message again to the owner's endpoints that had it (to `endpointId` only, when given):
    * the number of deliveries queued again; 0 when the owner had no delivery of it.
    */
-  resend(owner: EndpointOwner, messageId: string, now: number, endpointId?: string): Promise<number>;
+  resend(
+    owner: EndpointOwner,
+    messageId: string,
+    now: number,
+    endpointId?: string,
+    records?: ChangeRecords<QueuedWebhookMessage>,
+  ): Promise<number>;
 }
 
 export interface WebhookQueueStore {

@@ -132,10 +132,11 @@ export async function fuzzTarget() {
   ] as const) {
     const endpoints: string[] = (ids[`whe${suffix}`] = []);
     const messages: string[] = (ids[`msg${suffix}`] = []);
+    const caller = { owner, actor: "operator" };
     for (let i = 0; i < 4; i++) {
-      endpoints.push((await services.webhooks.create(owner, endpoint)).id);
-      const kept = await services.webhooks.create(owner, endpoint);
-      messages.push((await services.webhooks.test(owner, kept.id)).id);
+      endpoints.push((await services.webhooks.create(caller, endpoint)).id);
+      const kept = await services.webhooks.create(caller, endpoint);
+      messages.push((await services.webhooks.test(caller, kept.id)).id);
     }
   }
   const context: FuzzContext = {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { allPages } from "./pages.js";
 import type { RequestSpec, Transport } from "./transport.js";
 import type {
@@ -49,9 +50,18 @@ export class WebhooksResource {
     return `${this.#base}/webhook-endpoints/${encodeURIComponent(id)}${rest}`;
   }
 
-  /** Subscribes an endpoint; its signing `secret` is shown only here. */
-  create(request: CreateWebhookEndpointRequest): Promise<CreatedWebhookEndpoint> {
-    return this.#send({ method: "POST", path: `${this.#base}/webhook-endpoints`, body: request }, "write");
+  /**
+   * Subscribes an endpoint; its signing `secret` is shown only here. Every POST carries an
+   * `Idempotency-Key` (one per call unless given), so a retry after a lost answer changes nothing twice.
+   */
+  create(
+    request: CreateWebhookEndpointRequest,
+    idempotencyKey = randomUUID(),
+  ): Promise<CreatedWebhookEndpoint> {
+    return this.#send(
+      { method: "POST", path: `${this.#base}/webhook-endpoints`, body: request, idempotencyKey },
+      "write",
+    );
   }
 
   /** One page of endpoints, newest first. */
@@ -86,13 +96,16 @@ export class WebhooksResource {
   }
 
   /** A new signing secret (shown only here); the previous one keeps signing for 24 hours. */
-  rotateSecret(id: string): Promise<RotatedWebhookSecret> {
-    return this.#send({ method: "POST", path: this.#endpoint(id, "/rotate-secret") }, "write");
+  rotateSecret(id: string, idempotencyKey = randomUUID()): Promise<RotatedWebhookSecret> {
+    return this.#send(
+      { method: "POST", path: this.#endpoint(id, "/rotate-secret"), idempotencyKey },
+      "write",
+    );
   }
 
   /** Queues a `webhook.test` event to the endpoint. */
-  test(id: string): Promise<WebhookMessage> {
-    return this.#send({ method: "POST", path: this.#endpoint(id, "/test") }, "write");
+  test(id: string, idempotencyKey = randomUUID()): Promise<WebhookMessage> {
+    return this.#send({ method: "POST", path: this.#endpoint(id, "/test"), idempotencyKey }, "write");
   }
 
   /** One page of the endpoint's delivery attempts (kept 30 days), newest first. */
@@ -104,7 +117,7 @@ export class WebhooksResource {
   }
 
   /** Sends a message again (same `webhook-id`), to every endpoint that had it or to `endpointId`. */
-  async resend(messageId: string, endpointId?: string): Promise<number> {
+  async resend(messageId: string, endpointId?: string, idempotencyKey = randomUUID()): Promise<number> {
     const query = new URLSearchParams();
     if (endpointId !== undefined) query.set("endpoint_id", endpointId);
     const answer = await this.#send<{ queued: number }>(
@@ -112,6 +125,7 @@ export class WebhooksResource {
         method: "POST",
         path: `${this.#base}/webhook-messages/${encodeURIComponent(messageId)}/resend`,
         query,
+        idempotencyKey,
       },
       "write",
     );

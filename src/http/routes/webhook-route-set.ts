@@ -1,9 +1,11 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorCode } from "../../domain/errors.js";
+import type { RecordResponse } from "../../services/idempotency.js";
 import type { OperationPolicy } from "../../services/operations.js";
-import type { WebhookEndpoints } from "../../services/webhook-endpoints.js";
-import type { EndpointOwner } from "../../store/webhook-store.js";
+import type { EndpointCaller, WebhookEndpoints } from "../../services/webhook-endpoints.js";
+import type { WebhookEndpoint } from "../../store/webhook-store.js";
+import { IdempotencyKeyHeaders } from "../idempotency-key.js";
 import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
 import { errorResponses } from "../schemas.js";
@@ -31,8 +33,21 @@ import {
 export interface WebhookRouteSet {
   /** `/v1` or `/v1/admin`. */
   base: string;
-  /** The endpoints' owner of a request: the caller's organization, or null (the platform). */
-  ownerOf(request: FastifyRequest): EndpointOwner;
+  /**
+   * Whose endpoints a request reaches (the caller's organization, or null for the platform) and who
+   * the audit trail names (the key, or `service_token:<id>`).
+   */
+  callerOf(request: FastifyRequest): EndpointCaller;
+  /**
+   * Runs a POST once per `Idempotency-Key` in the caller's own scope (the calling key, or the service
+   * token): `secret` says the answer holds a signing secret, kept sealed for that caller only.
+   */
+  idempotent<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    secret: boolean,
+    create: (record?: RecordResponse<T>) => Promise<T>,
+  ): Promise<T>;
   /** What a route demands of an organization's key; none for the platform's routes (their guard). */
   operation?: { read: OperationPolicy; write: OperationPolicy };
   security: Record<string, string[]>[];
@@ -42,6 +57,17 @@ export interface WebhookRouteSet {
   idPrefix: string;
   tags: string[];
 }
+
+/** A create's answer: the endpoint and, this once, its signing secret. */
+const createdJson = (endpoint: WebhookEndpoint) => ({ ...endpointJson(endpoint), secret: endpoint.secret });
+type Created = ReturnType<typeof createdJson>;
+
+/** A rotation's answer: the new secret, and when the replaced one stops signing. */
+const rotatedJson = (rotated: WebhookEndpoint) => ({
+  secret: rotated.secret,
+  previous_secret_expires_at: new Date(rotated.previousSecretExpiresAt ?? rotated.updatedAt).toISOString(),
+});
+type Rotated = ReturnType<typeof rotatedJson>;
 
 /**
  * The webhook routes (docs/webhooks.md), the same for an organization (`/v1/webhook-endpoints`) and
@@ -69,6 +95,8 @@ export function registerWebhookRoutes(
   // A malformed query, or a body sent where none is expected, is a 400 on every route.
   const refusals = (...codes: ErrorCode[]) => errorResponses(...set.refusals, "invalid_request", ...codes);
   const bodyRefusals = ["invalid_request", "payload_too_large", "unsupported_media_type"] as const;
+  // Every POST takes an Idempotency-Key: a retry after a lost answer changes nothing twice.
+  const idempotencyRefusals = ["idempotency_key_reused", "idempotency_key_in_use"] as const;
 
   routes.post(
     collection,
@@ -79,16 +107,31 @@ export function registerWebhookRoutes(
         description:
           "Answers the signing secret (`whsec_...`) this once. The URL must be https and resolve only to public " +
           "addresses (400 `webhook_url_not_allowed`); at most 20 endpoints (409 `webhook_endpoint_quota_exceeded`).",
+        headers: IdempotencyKeyHeaders,
         body: WebhookEndpointCreateBody,
         response: {
           201: CreatedWebhookEndpoint,
-          ...refusals(...bodyRefusals, "webhook_url_not_allowed", "webhook_endpoint_quota_exceeded"),
+          ...refusals(
+            ...bodyRefusals,
+            ...idempotencyRefusals,
+            "webhook_url_not_allowed",
+            "webhook_endpoint_quota_exceeded",
+          ),
         },
       },
     },
     async (request, reply) => {
-      const endpoint = await webhooks.create(set.ownerOf(request), request.body);
-      return reply.code(201).send({ ...endpointJson(endpoint), secret: endpoint.secret });
+      // The answer holds the signing secret: kept sealed, for this caller only, for the key's window.
+      const answer = await set.idempotent(request, reply, true, async (record?: RecordResponse<Created>) =>
+        createdJson(
+          await webhooks.create(
+            set.callerOf(request),
+            request.body,
+            record && ((made) => record(createdJson(made))),
+          ),
+        ),
+      );
+      return reply.code(201).send(answer);
     },
   );
 
@@ -103,7 +146,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request) => {
-      const page = await webhooks.list(set.ownerOf(request), {
+      const page = await webhooks.list(set.callerOf(request).owner, {
         count: request.query.count ?? 10,
         pageStart: request.query.page_start,
       });
@@ -122,7 +165,7 @@ export function registerWebhookRoutes(
         response: { 200: WebhookEndpointRecord, ...refusals("not_found") },
       },
     },
-    async (request) => endpointJson(await webhooks.get(set.ownerOf(request), request.params.id)),
+    async (request) => endpointJson(await webhooks.get(set.callerOf(request).owner, request.params.id)),
   );
 
   routes.patch(
@@ -142,7 +185,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request) =>
-      endpointJson(await webhooks.update(set.ownerOf(request), request.params.id, request.body)),
+      endpointJson(await webhooks.update(set.callerOf(request), request.params.id, request.body)),
   );
 
   routes.delete(
@@ -156,7 +199,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request, reply) => {
-      await webhooks.remove(set.ownerOf(request), request.params.id);
+      await webhooks.remove(set.callerOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -169,18 +212,23 @@ export function registerWebhookRoutes(
       schema: {
         ...common("RotateWebhookSecret", "A new signing secret; the old one keeps signing for 24 hours"),
         params: EndpointParams,
-        response: { 200: RotatedWebhookSecret, ...refusals(...bodyRefusals, "not_found") },
+        headers: IdempotencyKeyHeaders,
+        response: {
+          200: RotatedWebhookSecret,
+          ...refusals(...bodyRefusals, ...idempotencyRefusals, "not_found"),
+        },
       },
     },
-    async (request) => {
-      const rotated = await webhooks.rotateSecret(set.ownerOf(request), request.params.id);
-      return {
-        secret: rotated.secret,
-        previous_secret_expires_at: new Date(
-          rotated.previousSecretExpiresAt ?? rotated.updatedAt,
-        ).toISOString(),
-      };
-    },
+    async (request, reply) =>
+      set.idempotent(request, reply, true, async (record?: RecordResponse<Rotated>) =>
+        rotatedJson(
+          await webhooks.rotateSecret(
+            set.callerOf(request),
+            request.params.id,
+            record && ((rotated) => record(rotatedJson(rotated))),
+          ),
+        ),
+      ),
   );
   rejectOtherMethods(routes, `${one}/rotate-secret`, ["POST"]);
 
@@ -191,12 +239,25 @@ export function registerWebhookRoutes(
       schema: {
         ...common("TestWebhookEndpoint", "Send a webhook.test event to this endpoint"),
         params: EndpointParams,
-        response: { 202: WebhookMessageRecord, ...refusals(...bodyRefusals, "not_found") },
+        headers: IdempotencyKeyHeaders,
+        response: {
+          202: WebhookMessageRecord,
+          ...refusals(...bodyRefusals, ...idempotencyRefusals, "not_found"),
+        },
       },
     },
     async (request, reply) => {
-      const message = await webhooks.test(set.ownerOf(request), request.params.id);
-      return reply.code(202).send(messageJson(message));
+      type Message = ReturnType<typeof messageJson>;
+      const answer = await set.idempotent(request, reply, false, async (record?: RecordResponse<Message>) =>
+        messageJson(
+          await webhooks.test(
+            set.callerOf(request),
+            request.params.id,
+            record && ((message) => record(messageJson(message))),
+          ),
+        ),
+      );
+      return reply.code(202).send(answer);
     },
   );
   rejectOtherMethods(routes, `${one}/test`, ["POST"]);
@@ -213,7 +274,7 @@ export function registerWebhookRoutes(
       },
     },
     async (request) => {
-      const page = await webhooks.attempts(set.ownerOf(request), request.params.id, {
+      const page = await webhooks.attempts(set.callerOf(request).owner, request.params.id, {
         count: request.query.count ?? 10,
         pageStart: request.query.page_start,
       });
@@ -232,16 +293,28 @@ export function registerWebhookRoutes(
         description: "The message keeps its id (`webhook-id`), so a receiver that had it can tell.",
         params: MessageParams,
         querystring: ResendQuery,
-        response: { 202: ResendAnswer, ...refusals(...bodyRefusals, "not_found") },
+        headers: IdempotencyKeyHeaders,
+        response: {
+          202: ResendAnswer,
+          ...refusals(...bodyRefusals, ...idempotencyRefusals, "not_found"),
+        },
       },
     },
     async (request, reply) => {
-      const queued = await webhooks.resend(
-        set.ownerOf(request),
-        request.params.id,
-        request.query.endpoint_id,
+      const answer = await set.idempotent(
+        request,
+        reply,
+        false,
+        async (record?: RecordResponse<{ queued: number }>) => ({
+          queued: await webhooks.resend(
+            set.callerOf(request),
+            request.params.id,
+            request.query.endpoint_id,
+            record && ((queued) => record({ queued })),
+          ),
+        }),
       );
-      return reply.code(202).send({ queued });
+      return reply.code(202).send(answer);
     },
   );
   rejectOtherMethods(routes, resend, ["POST"]);
