@@ -369,3 +369,42 @@ test("another organization's endpoints are 404 from this one's pages", async () 
   const list = await app.inject({ url: "/v1/webhook-endpoints", headers: other.headers });
   expect(list.json<{ data: unknown[] }>().data).toHaveLength(1);
 });
+
+test("every change made on the webhooks pages is in the audit trail as user:<id>, without a signing secret", async () => {
+  const { testApp, app, orgId, ownerKey } = await organizationWithPeople();
+  const people = await testApp.services.consoleUsers.list(orgId);
+  const adminId = people.find((person) => person.role === "admin")?.userId ?? "";
+  const receiver = await startWebhookReceiver();
+  const admin = await signIn(app, "admin@example.com");
+  const { id, secret } = await addWithForm(admin, orgId, { url: receiver.url, events: "webhook.test" });
+  receiver.secrets.push(secret);
+  await admin.post(`/console/orgs/${orgId}/webhooks/${id}`, {
+    url: receiver.url,
+    events: ["webhook.test"],
+    description: "x",
+  });
+  const rotated = await admin.follow(
+    await admin.post(`/console/orgs/${orgId}/webhooks/${id}/rotate-secret`, {}),
+  );
+  await admin.post(`/console/orgs/${orgId}/webhooks/${id}/test`, {});
+  await receiver.waitFor((all) => all.length === 1);
+  const messageId = receiver.deliveries[0]?.id ?? "";
+  await admin.post(`/console/orgs/${orgId}/webhooks/${id}/messages/${messageId}/resend`, {});
+  await admin.post(`/console/orgs/${orgId}/webhooks/${id}/delete`, {});
+
+  const audit = await app.inject({ url: "/v1/audit?count=100", headers: ownerKey.headers });
+  const entries = audit
+    .json<{ data: { action: string; actor: string }[] }>()
+    .data.filter((entry) => entry.action.startsWith("webhook_"));
+  expect(entries.map((entry) => entry.action).sort()).toEqual([
+    "webhook_endpoint.create",
+    "webhook_endpoint.delete",
+    "webhook_endpoint.rotate_secret",
+    "webhook_endpoint.test",
+    "webhook_endpoint.update",
+    "webhook_message.resend",
+  ]);
+  expect(new Set(entries.map((entry) => entry.actor))).toEqual(new Set([`user:${adminId}`]));
+  expect(audit.body).not.toContain(secret);
+  expect(audit.body).not.toContain(secretOf(rotated.body));
+});

@@ -2,7 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../../domain/clock.js";
 import { type ErrorCode, LatchkeyError } from "../../domain/errors.js";
 import type { SecretHandoffs } from "../../services/secret-handoffs.js";
-import { MAX_WEBHOOK_ENDPOINTS, type WebhookEndpoints } from "../../services/webhook-endpoints.js";
+import { userActor } from "../../domain/console-roles.js";
+import {
+  type EndpointCaller,
+  MAX_WEBHOOK_ENDPOINTS,
+  type WebhookEndpoints,
+} from "../../services/webhook-endpoints.js";
 import type { WebhookEndpoint } from "../../store/webhook-store.js";
 import { organizationPage, type PageContext } from "../layout.js";
 import { assertCanManageWebhooks, handoffSession, type Memberships, pageContext } from "../page-context.js";
@@ -66,6 +71,11 @@ export async function webhookPages(
   };
   /** The endpoints' owner for the service: the organization the page acts in. */
   const ownerOf = (context: PageContext) => context.current.orgId;
+  /** Who a change acts as: the organization's endpoints, audited as `user:<id>`. */
+  const callerOf = (context: PageContext): EndpointCaller => ({
+    owner: ownerOf(context),
+    actor: userActor(context.signedIn.user.id),
+  });
   const pathOf = (context: PageContext, endpointId?: string) =>
     `/console/orgs/${context.current.orgId}/webhooks${endpointId ? `/${endpointId}` : ""}`;
 
@@ -105,7 +115,7 @@ export async function webhookPages(
   app.post<{ Params: OrgParams }>("/orgs/:orgId/webhooks", async (request, reply) => {
     const context = await managerContext(request, request.params.orgId);
     try {
-      const endpoint = await webhooks.create(ownerOf(context), endpointInputOf(formOf(request)));
+      const endpoint = await webhooks.create(callerOf(context), endpointInputOf(formOf(request)));
       return await handOver(reply, context, "created", endpoint);
     } catch (error) {
       if (!isFormProblem(error)) throw error;
@@ -159,7 +169,7 @@ export async function webhookPages(
     const { endpointId } = request.params;
     const current = await webhooks.get(ownerOf(context), endpointId);
     try {
-      await webhooks.update(ownerOf(context), endpointId, endpointChangeOf(formOf(request)));
+      await webhooks.update(callerOf(context), endpointId, endpointChangeOf(formOf(request)));
     } catch (error) {
       if (!isFormProblem(error)) throw error;
       const editProblem = { message: error.message, values: webhookValuesOfSubmission(formOf(request)) };
@@ -172,20 +182,20 @@ export async function webhookPages(
     "/orgs/:orgId/webhooks/:endpointId/rotate-secret",
     async (request, reply) => {
       const context = await managerContext(request, request.params.orgId);
-      const rotated = await webhooks.rotateSecret(ownerOf(context), request.params.endpointId);
+      const rotated = await webhooks.rotateSecret(callerOf(context), request.params.endpointId);
       return handOver(reply, context, "rotated", rotated);
     },
   );
 
   app.post<{ Params: EndpointParams }>("/orgs/:orgId/webhooks/:endpointId/test", async (request, reply) => {
     const context = await managerContext(request, request.params.orgId);
-    await webhooks.test(ownerOf(context), request.params.endpointId);
+    await webhooks.test(callerOf(context), request.params.endpointId);
     return reply.redirect(`${pathOf(context, request.params.endpointId)}/attempts?notice=tested`, 303);
   });
 
   app.post<{ Params: EndpointParams }>("/orgs/:orgId/webhooks/:endpointId/delete", async (request, reply) => {
     const context = await managerContext(request, request.params.orgId);
-    await webhooks.remove(ownerOf(context), request.params.endpointId);
+    await webhooks.remove(callerOf(context), request.params.endpointId);
     return reply.redirect(`${pathOf(context)}?notice=deleted`, 303);
   });
 
@@ -210,7 +220,7 @@ export async function webhookPages(
       const { endpointId, messageId } = request.params;
       // The endpoint first: another organization's, or none, is a 404 before anything is queued.
       const endpoint = await webhooks.get(ownerOf(context), endpointId);
-      await webhooks.resend(ownerOf(context), messageId, endpoint.id);
+      await webhooks.resend(callerOf(context), messageId, endpoint.id);
       return reply.redirect(`${pathOf(context, endpoint.id)}/attempts?notice=resent`, 303);
     },
   );
