@@ -567,6 +567,7 @@ export async function buildApp({
       usage: services.usage,
       limits: createOrganizationLimitsView({ store: services.store, rateLimit: services.rateLimit }),
       audit: services.audit,
+      webhooks: services.webhooks,
       oauth: services.mcpOauth,
       metrics: services.metrics,
       clock: services.clock,

@@ -1,3 +1,4 @@
+import { canManageWebhooks } from "../domain/console-roles.js";
 import type { MembershipView } from "../store/console-store.js";
 import type { SignedIn } from "../services/console-sessions.js";
 import { packageVersion } from "../version.js";
@@ -10,9 +11,17 @@ export const SECTIONS = [
   { path: "usage", title: "Usage" },
   { path: "limits", title: "Rate limits" },
   { path: "audit", title: "Audit" },
+  { path: "webhooks", title: "Webhooks", managersOnly: true },
   { path: "connections", title: "Connections" },
   { path: "members", title: "Members", ownersOnly: true },
 ] as const;
+
+/** Whether the role sees a section's tab (its routes refuse the others: page-context.ts). */
+function showsSection(section: (typeof SECTIONS)[number], role: MembershipView["role"]): boolean {
+  if ("ownersOnly" in section) return role === "owner";
+  if ("managersOnly" in section) return canManageWebhooks(role);
+  return true;
+}
 
 export type Section = (typeof SECTIONS)[number]["path"];
 
@@ -84,7 +93,7 @@ function organizationSwitcher(context: PageContext): Html {
 /** A page of one organization: header (brand, switcher, account, sign-out), the sections, then `content`. */
 export function organizationPage(context: PageContext, section: Section, title: string, content: Html): Html {
   const { current, signedIn } = context;
-  const links = SECTIONS.filter((s) => !("ownersOnly" in s) || current.role === "owner").map(
+  const links = SECTIONS.filter((s) => showsSection(s, current.role)).map(
     (s) =>
       html`<li>
         <a

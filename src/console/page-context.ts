@@ -1,5 +1,11 @@
 import type { FastifyRequest } from "fastify";
-import { canManageKeys, canManageMembers, KEY_MANAGER_GRANT, userActor } from "../domain/console-roles.js";
+import {
+  canManageKeys,
+  canManageMembers,
+  canManageWebhooks,
+  KEY_MANAGER_GRANT,
+  userActor,
+} from "../domain/console-roles.js";
 import { LatchkeyError } from "../domain/errors.js";
 import { organizationDisabled } from "../domain/organization-state.js";
 import type { Caller } from "../services/key-service.js";
@@ -52,6 +58,15 @@ export function assertCanManageMembers(context: PageContext): void {
     throw new LatchkeyError(
       "missing_permission",
       "Only the organization's owners can see and change its members.",
+    );
+  }
+}
+
+export function assertCanManageWebhooks(context: PageContext): void {
+  if (!canManageWebhooks(context.current.role)) {
+    throw new LatchkeyError(
+      "missing_permission",
+      `Your role in this organization (${context.current.role}) cannot see its webhooks; an owner or admin can.`,
     );
   }
 }

@@ -12,6 +12,7 @@ import type { McpOauth } from "../services/mcp-oauth.js";
 import type { OrganizationLimitsView } from "../services/organization-limits.js";
 import type { SecretHandoffs } from "../services/secret-handoffs.js";
 import type { UsageService } from "../services/usage.js";
+import type { WebhookEndpoints } from "../services/webhook-endpoints.js";
 import { connectionPages } from "./pages/connections.js";
 import { consentPages } from "./pages/oauth-consent.js";
 import { type ConsoleAsset, consoleAssets } from "./assets.js";
@@ -25,6 +26,7 @@ import { limitPages } from "./pages/limits.js";
 import { memberPages } from "./pages/members.js";
 import { signInRoutes } from "./pages/sign-in.js";
 import { usagePages } from "./pages/usage.js";
+import { webhookPages } from "./pages/webhooks.js";
 import { guardSignedInRoutes, signedIn } from "./request-guard.js";
 import { setConsoleSecurityHeaders } from "./security-headers.js";
 
@@ -67,6 +69,8 @@ export interface ConsoleOptions {
   usage: UsageService;
   limits: OrganizationLimitsView;
   audit: AuditLog;
+  /** The organization's webhook endpoints, their attempts, test and resend: the webhooks pages. */
+  webhooks: WebhookEndpoints;
   /** MCP connections: the connections page and the OAuth consent page. */
   oauth: McpOauth;
   /** Counts sign-in outcomes; null with LATCHKEY_METRICS=off. */
@@ -79,7 +83,8 @@ export interface ConsoleOptions {
  * REST. Its own body parser (forms), error pages and headers live in this scope only.
  */
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
-  const { sessions, users, keys, secretHandoffs, usage, limits, audit, oauth, metrics, clock } = options;
+  const { sessions, users, keys, secretHandoffs, usage, limits, audit, webhooks, oauth, metrics, clock } =
+    options;
   // Pages for people, not operations of the API: kept out of the OpenAPI document.
   app.addHook("onRoute", (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -135,6 +140,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     await scope.register(usagePages, { usage, users, clock });
     await scope.register(limitPages, { limits, users });
     await scope.register(auditPages, { audit, users });
+    await scope.register(webhookPages, { webhooks, users, secretHandoffs, clock });
     await scope.register(memberPages, { users });
     await scope.register(invitationPages, { users });
     await scope.register(connectionPages, { oauth, users });

@@ -1,7 +1,7 @@
 /**
  * The console's own rules, after Pico CSS (assets.ts): the page's frame (header, sections, a main
  * column that uses the screen), tables that become cards on a phone, the charts, the credit gauge and
- * the few classes the pages use (`notice`, `error`, `muted`, `secret`, `filters`, `inline`, `qr`).
+ * the few classes the pages use (`notice`, `error`, `muted`, `secret`, `excerpt`, `actions`, `filters`, `inline`, `qr`).
  * Pages keep to semantic markup; the look lives here. Nothing may be wider than a 360 px screen.
  */
 export const CONSOLE_STYLE_TEXT = `
@@ -90,6 +90,8 @@ fieldset fieldset label { display: block; margin: 0.2rem 0; font-size: 0.9rem; }
 form.inline, form.inline button { display: inline; margin: 0; }
 main form:not(.inline) > p > [type="submit"] { width: auto; min-width: 10rem; }
 main form [type="submit"] { width: auto; }
+/* Several actions in one cell: a link and buttons on one line, wrapping as a whole. */
+.actions { display: flex; flex-wrap: wrap; gap: 0.4rem 0.6rem; align-items: center; }
 td a { text-decoration: none; }
 td a:hover { text-decoration: underline; }
 td form.inline { display: inline-flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
@@ -102,7 +104,7 @@ td button, form.inline button { padding: 0.3rem 0.8rem; font-size: 0.875rem; wid
 }
 .toolbar a:hover { background: var(--pico-primary-hover-background); }
 label.inline { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-button[aria-label^="Disable"], button[aria-label^="Revoke"], button[aria-label^="Remove"] {
+button[aria-label^="Disable"], button[aria-label^="Revoke"], button[aria-label^="Remove"], button[aria-label^="Delete"] {
   --pico-background-color: transparent; --pico-border-color: var(--pico-del-color); --pico-color: var(--pico-del-color);
 }
 
@@ -122,6 +124,7 @@ td code { font-size: 0.85em; }
 .count { color: var(--pico-muted-color); margin: 0 0 0.5rem; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; justify-content: space-between; }
 .toolbar > * { margin-bottom: 1rem; }
+.toolbar > form.inline { margin-bottom: 1rem; }
 @media (max-width: 720px) {
   table[data-cards], table[data-cards] tbody, table[data-cards] tr, table[data-cards] td { display: block; width: 100%; }
   /* The column headers stay for screen readers; each cell shows its column's name instead. */
@@ -136,7 +139,7 @@ td code { font-size: 0.85em; }
   table[data-cards] th[scope="row"] { display: block; padding: 0.25rem 0; border: 0; }
 }
 
-/* A key's facts: names beside values on a wide screen. */
+/* A key's or an endpoint's facts: names beside values on a wide screen. */
 dl { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.1rem 1.5rem; }
 dt { color: var(--pico-muted-color); font-size: 0.875rem; }
 dd { margin: 0 0 0.6rem; }
@@ -145,7 +148,7 @@ dd { margin: 0 0 0.6rem; }
   dd { margin: 0; }
 }
 @media (min-width: 1100px) {
-  .key-page { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); gap: 0 3rem; align-items: start; }
+  .key-page, .endpoint-page { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); gap: 0 3rem; align-items: start; }
   .key-page > section:first-child { position: sticky; top: 1rem; }
 }
 
@@ -154,6 +157,8 @@ code.secret {
   display: block; max-width: 42rem; padding: 0.75rem 1rem; margin: 0.25rem 0 0.5rem; font-size: 1rem;
   border: 0.15rem solid var(--pico-primary); border-radius: var(--pico-border-radius); word-break: break-all;
 }
+/* A receiver's answer (a webhook attempt's excerpt): its own lines, never wider than its cell. */
+code.excerpt { display: block; max-width: 32rem; max-height: 7.5rem; overflow: auto; white-space: pre-wrap; font-size: 0.8rem; }
 .qr svg { width: 12rem; height: 12rem; display: block; background: #fff; padding: 0.5rem; }
 
 /* Usage: the period's credits as a gauge the width of the page, and the charts. */

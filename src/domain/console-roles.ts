@@ -2,7 +2,8 @@ import type { Grant } from "./permissions.js";
 
 /**
  * Roles of console users in an organization: `owner` does everything, members included; `admin`
- * manages keys and reads usage, limits and the audit trail; `member` only reads.
+ * manages keys and webhooks and reads usage, limits and the audit trail; `member` only reads (and
+ * sees no webhooks).
  */
 export const CONSOLE_ROLES = ["owner", "admin", "member"] as const;
 
@@ -14,6 +15,14 @@ export function isConsoleRole(value: string): value is ConsoleRole {
 
 /** Whether the role may create, edit and disable keys. */
 export function canManageKeys(role: ConsoleRole): boolean {
+  return role === "owner" || role === "admin";
+}
+
+/**
+ * Whether the role may see and change the organization's webhook endpoints: their URLs say where the
+ * organization's events go and their attempts hold receivers' answers, so members see none of it.
+ */
+export function canManageWebhooks(role: ConsoleRole): boolean {
   return role === "owner" || role === "admin";
 }
 

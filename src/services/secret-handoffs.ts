@@ -11,7 +11,8 @@ export const HANDOFF_MS = 10 * 60_000;
 
 /** What the page after a create or a roll shows once. */
 export interface HandedSecret {
-  keyId: string;
+  /** The key's or webhook endpoint's id: a page shows only a secret handed for its own record. */
+  recordId: string;
   secret: string;
   /** After a roll: until when the previous secret works (epoch ms). */
   previousSecretExpiresAt?: number;
@@ -25,7 +26,7 @@ export interface HandoffSession {
 
 /**
  * The console's POST-redirect-GET for a secret shown once (docs/console.md): the POST that creates or
- * rolls a key hands the secret over and redirects; the GET takes it, so a reload or a second tab finds
+ * rolls a key, or creates a webhook endpoint or rotates its secret, hands the secret over and redirects; the GET takes it, so a reload or a second tab finds
  * nothing. Stored sealed (AES-256-GCM) under a key derived from the session's cookie, which the
  * database does not hold (only its SHA-256): a copy of the database opens none of them.
  */

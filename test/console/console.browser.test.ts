@@ -28,7 +28,7 @@ async function organizationWithPeople() {
 describeWithServices(["chromium"], "the console in a real browser", ({ chromium }) => {
   const browser = sharedBrowser(() => chromium);
 
-  test("every page as each role: a member cannot create a key, an admin cannot manage members", async () => {
+  test("every page as each role: a member cannot create a key nor see webhooks, an admin cannot manage members", async () => {
     const { base, orgId } = await organizationWithPeople();
     for (const role of ["owner", "admin", "member"] as const) {
       const { context, page } = await openConsole(browser(), base);
@@ -59,6 +59,11 @@ describeWithServices(["chromium"], "the console in a real browser", ({ chromium 
       expect(await sections.getByRole("link", { name: "Members" }).count(), role).toBe(
         role === "owner" ? 1 : 0,
       );
+      expect(await sections.getByRole("link", { name: "Webhooks" }).count(), role).toBe(
+        role === "member" ? 0 : 1,
+      );
+      const webhooks = await page.goto(`/console/orgs/${orgId}/webhooks`);
+      expect(webhooks?.status(), role).toBe(role === "member" ? 403 : 200);
       const members = await page.goto(`/console/orgs/${orgId}/members`);
       expect(members?.status(), role).toBe(role === "owner" ? 200 : 403);
       const create = await page.goto(`/console/orgs/${orgId}/keys/new`);

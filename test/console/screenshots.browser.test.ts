@@ -7,6 +7,7 @@ import { fakeClock } from "../helpers/build-test-app.js";
 import { listeningApp, sharedBrowser } from "../helpers/console-browser.js";
 import { showcaseOrganization } from "../helpers/console-showcase.js";
 import { describeWithServices } from "../helpers/services.js";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /** `npm run screenshots` sets this: the pictures of docs/console.md are then written, else only looked at. */
 const WRITE = process.env.LATCHKEY_SCREENSHOTS === "1";
@@ -42,9 +43,14 @@ describeWithServices(["chromium"], "the console at a phone's and a desktop's wid
   const browser = sharedBrowser(() => chromium);
 
   for (const width of [360, 1440]) {
-    test(`at ${width} px every page fits the width, from sign-in to the first key, usage, members and two-factor sign-in`, async () => {
+    test(`at ${width} px every page fits the width, from sign-in to the first key, usage, members, webhooks and two-factor sign-in`, async () => {
       const clock = fakeClock();
-      const { testApp, base } = await listeningApp({ clock });
+      // Webhooks go to a receiver on 127.0.0.1 over http: private addresses allowed.
+      const { testApp, base } = await listeningApp({
+        clock,
+        env: { LATCHKEY_WEBHOOKS_ALLOW_PRIVATE: "on", LATCHKEY_WEBHOOKS_POLL_MS: "50" },
+      });
+      const receiver = await startWebhookReceiver();
       const now = Date.parse("2026-11-27T15:20:00.000Z");
       const { orgId, rendererId } = await showcaseOrganization(testApp, clock, now);
       const context = await browser().newContext({
@@ -94,6 +100,40 @@ describeWithServices(["chromium"], "the console at a phone's and a desktop's wid
         await page.goto(`/console/orgs/${orgId}/${section}`);
         await fits(section);
       }
+      await page.goto(`/console/orgs/${orgId}/webhooks/new`);
+      await page.getByLabel("URL").fill(receiver.url);
+      for (const event of ["api_key.created", "api_key.rolled", "webhook.test"])
+        await page.getByLabel(event).check();
+      await page.getByLabel("Description").fill("Audit log collector");
+      await fits("add-webhook");
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      await page.getByRole("heading", { level: 1, name: "Endpoint added" }).waitFor();
+      await fits("webhook-added");
+      receiver.secrets.push((await page.locator("#secret").textContent())?.trim() ?? "");
+      // Two tests: the first finds the collector restarting, the second is received.
+      await page.getByRole("link", { name: "Its attempts" }).click();
+      for (const answer of [
+        { status: 503, body: "Service Unavailable: the collector is restarting, try again in a minute" },
+        { status: 200, body: '{"received":true}' },
+      ]) {
+        receiver.answer = answer;
+        const before = receiver.deliveries.length;
+        await page.getByRole("button", { name: "Send test event" }).click();
+        await page.getByText("Test event queued").waitFor();
+        await receiver.waitFor((all) => all.length > before);
+      }
+      await expect
+        .poll(async () => {
+          await page.reload();
+          return page.locator("tbody tr").count();
+        })
+        .toBe(2);
+      await fits("webhook-attempts");
+      await page.getByRole("link", { name: "This endpoint" }).click();
+      await page.getByRole("heading", { level: 1, name: "Webhook endpoint" }).waitFor();
+      await fits("webhook");
+      await page.goto(`/console/orgs/${orgId}/webhooks`);
+      await fits("webhooks");
       await page.goto("/console/orgs/org_none/keys");
       await page.getByRole("heading", { level: 1, name: "Not found" }).waitFor();
       await fits("not-found");

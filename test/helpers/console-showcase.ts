@@ -6,8 +6,8 @@ const DAY_MS = 24 * HOUR_MS;
 
 /**
  * An organization as a console shows it after weeks of use, for the pages' pictures and their width
- * checks: people of every role, keys in every state, and images authorized over 60 days (so that
- * every chart and table has rows). The clock starts 60 days back and ends at `now`.
+ * checks: people of every role, keys in every state, webhook endpoints, and images authorized over 60
+ * days (so that every chart and table has rows). The app must allow private webhook addresses. The clock starts 60 days back and ends at `now`.
  */
 export async function showcaseOrganization(testApp: TestApp, clock: FakeClock, now: number) {
   clock.set(now - 61 * DAY_MS);
@@ -35,6 +35,26 @@ export async function showcaseOrganization(testApp: TestApp, clock: FakeClock, n
   await create({ name: "Billing reconciler", permissions: ["usage:read"] });
   const staging = await create({ name: "Render service (staging)", permissions: ["images:create"] });
   await testApp.app.inject({ method: "DELETE", url: `/v1/api-keys/${staging.id}`, headers: owner.headers });
+
+  // Two endpoints subscribed to events the pictures never cause (nothing is sent to these hosts). Their
+  // hosts are not resolved only because the pictures' app allows private addresses (for its receiver).
+  for (const endpoint of [
+    {
+      url: "https://hooks.example.com/latchkey/security",
+      events: ["api_key.leaked", "api_key.expired"],
+      description: "Security team's pager",
+    },
+    {
+      url: "https://billing.example.com/webhooks/latchkey",
+      events: ["credits.grant_expired"],
+      description: "Billing system (paused during the migration)",
+      disabled: true,
+    },
+  ]) {
+    clock.set(now - 5 * DAY_MS);
+    const created = await post("/v1/webhook-endpoints", owner.headers, endpoint);
+    if (created.statusCode !== 201) throw new Error(`showcase endpoint: ${created.body}`);
+  }
 
   // Images over the last 60 days, more on weekdays and in working hours.
   const authorization = basicAuth(renderer.api_id, renderer.api_key).authorization;

@@ -18,7 +18,7 @@ function session() {
   };
 }
 
-const SECRET = { keyId: "key_abc", secret: "lksk_not_a_real_secret_but_long_enough_00" };
+const SECRET = { recordId: "key_abc", secret: "lksk_not_a_real_secret_but_long_enough_00" };
 
 function contract(label: string, open: () => Promise<string>) {
   describe(`secret handoffs on ${label}`, () => {

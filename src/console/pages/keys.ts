@@ -117,13 +117,13 @@ export async function keyPages(
   ) => {
     const id = await services.secretHandoffs.hand(handoffSession(context), secret);
     // The id opens nothing by itself: the secret is sealed for this session's cookie (secret-handoffs.ts).
-    const url = `/console/orgs/${context.current.orgId}/keys/${secret.keyId}/${page}?handoff=${id}`;
+    const url = `/console/orgs/${context.current.orgId}/keys/${secret.recordId}/${page}?handoff=${id}`;
     return reply.redirect(url, 303);
   };
   /** The secret handed to this session for this key, once; undefined on a reload or in another tab. */
   const takeSecret = async (context: PageContext, keyId: string, id: string | undefined) => {
     const handed = await services.secretHandoffs.take(handoffSession(context), id ?? "");
-    return handed?.keyId === keyId ? handed : undefined;
+    return handed?.recordId === keyId ? handed : undefined;
   };
 
   app.post<{ Params: OrgParams }>("/orgs/:orgId/keys", async (request, reply) => {
@@ -131,7 +131,7 @@ export async function keyPages(
     assertCanManageKeys(context);
     try {
       const { key, secret } = await services.keys.create(consoleCaller(context), keyInputOf(formOf(request)));
-      return await handOver(reply, context, "created", { keyId: key.id, secret });
+      return await handOver(reply, context, "created", { recordId: key.id, secret });
     } catch (error) {
       if (!isFormProblem(error)) throw error;
       const form = newKeyForm(context, error.message, formValuesOfSubmission(formOf(request)));
@@ -196,7 +196,7 @@ export async function keyPages(
         keyId,
         rollInputOf(formOf(request)),
       );
-      return await handOver(reply, context, "rolled", { keyId: key.id, secret, previousSecretExpiresAt });
+      return await handOver(reply, context, "rolled", { recordId: key.id, secret, previousSecretExpiresAt });
     } catch (error) {
       if (!isFormProblem(error)) throw error;
       const rollProblem = { message: error.message, overlap: formOf(request).get("overlap_seconds") ?? "" };

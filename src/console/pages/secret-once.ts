@@ -11,12 +11,15 @@ export function secretOnce(key: ApiKeyRecord, secret: string): Html {
     <dt>API id (the username)</dt>
     <dd><code id="api-id">${key.apiId}</code></dd>
     <dt>Secret</dt>
-    <dd>
-      <code class="secret" id="secret">${secret}</code>
-      <button type="button" data-copy="secret" hidden>Copy secret</button>
-      <span id="secret-status" role="status"></span>
-    </dd>
+    <dd>${secretWithCopy(secret)}</dd>
   </dl>`;
+}
+
+/** A secret and its copy button (script.ts shows the button and says "Copied."). */
+export function secretWithCopy(secret: string): Html {
+  return html`<code class="secret" id="secret">${secret}</code>
+    <button type="button" data-copy="secret" hidden>Copy secret</button>
+    <span id="secret-status" role="status"></span>`;
 }
 
 /**
