@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from "../store/key-store.js";
+import type { PremiseCheck } from "./version-premise.js";
 
 /**
  * The one thing the access decision knows of the caches: a caller's key that a cache holds but that
@@ -20,6 +21,8 @@ export interface CallerCache {
    * they are not, or Redis cannot tell within 250 ms or while the limiter is on its fallback (then the
    * key is read from the database: a slow Redis never holds such a decision longer). Without a version
    * (a key just read from the database) it only observes the version, so the next read is cached.
+   * With `premise` (a cached service token), it is confirmed in the same round trip: false unless it
+   * holds too.
    */
-  confirm(orgId: string, version: number | undefined): Promise<boolean>;
+  confirm(orgId: string, version: number | undefined, premise?: PremiseCheck): Promise<boolean>;
 }

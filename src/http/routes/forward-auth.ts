@@ -114,7 +114,7 @@ export async function forwardAuthRoutes(
   app.route({
     method: METHODS,
     url: "/v1/forward-auth",
-    onRequest: serviceTokenGuard(options.serviceTokens),
+    onRequest: serviceTokenGuard(app, options.serviceTokens),
     onSend: relayRefusalInHeaders,
     schema: { hide: true },
     handler: async (request, reply) => {
@@ -135,6 +135,7 @@ export async function forwardAuthRoutes(
         cost: route.cost,
         credits: route.credits,
         client: gatewayOrigin(request),
+        premise: request.servicePremise,
       });
       request.caller = decision.caller;
       reply.headers(decisionHeaders(decision));
