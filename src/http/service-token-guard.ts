@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { CachedPremise } from "../cache/coherence.js";
+import { LatchkeyError } from "../domain/errors.js";
 import { SERVICE_TOKEN_HEADER, type ServiceTokenService } from "../services/service-tokens.js";
 
 declare module "fastify" {
@@ -28,4 +29,31 @@ export function serviceTokenGuard(app: FastifyInstance, tokens: ServiceTokenServ
     const { premise } = await tokens.admit(request.headers[SERVICE_TOKEN_HEADER], "authorize");
     request.servicePremise = premise;
   };
+}
+
+/**
+ * The premise of `request`, taken over by the access decision (which confirms it): none is left for
+ * `premiseRefusal` to check.
+ */
+export function takePremise(request: FastifyRequest): CachedPremise | undefined {
+  const premise = request.servicePremise;
+  request.servicePremise = undefined;
+  return premise;
+}
+
+/**
+ * Before an error answers a request admitted on a cached token that no decision confirmed (a malformed
+ * body, an unknown group, forward-auth's 404): the token is read from the database, and a revoked one
+ * gets its own 401 instead, as it would have before the body was read.
+ */
+export async function premiseRefusal(request: FastifyRequest): Promise<LatchkeyError | undefined> {
+  const premise = takePremise(request);
+  if (!premise) return undefined;
+  try {
+    await premise.recheck();
+    return undefined;
+  } catch (error) {
+    if (error instanceof LatchkeyError) return error;
+    throw error;
+  }
 }

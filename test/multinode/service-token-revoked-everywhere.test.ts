@@ -114,14 +114,28 @@ describeWithServices(
       });
     }, 120_000);
 
-    test("the refusal is the service token's 401, not the caller's", async () => {
+    test("the refusal is the service token's 401, before the caller's and before the body's errors", async () => {
       const { id, token } = await newToken();
-      const reader = nodes[1] as NodeProcess;
-      expect((await authorize(token, undefined)(reader.baseUrl)).status).toBe(200);
+      const [, reader, other] = nodes as [NodeProcess, NodeProcess, NodeProcess];
+      const unknownPermission = (base: string) =>
+        fetch(`${base}/v1/authorize`, {
+          method: "POST",
+          headers: { "x-latchkey-service-token": token, "content-type": "application/json" },
+          body: JSON.stringify({ authorization: cluster?.owner.authorization, permission: "no:such" }),
+        });
+      // Both nodes cache the token; a body naming an unknown permission is a 400 while it is valid.
+      for (const node of [reader, other]) {
+        for (let i = 0; i < 3; i++)
+          expect((await authorize(token, undefined)(node.baseUrl)).status).toBe(200);
+      }
+      expect((await unknownPermission(other.baseUrl)).status).toBe(400);
       await latchkey(["service-token", "revoke", id], cli);
       const refused = await authorize(token, "api-key:read")(reader.baseUrl);
       expect(refused.status).toBe(401);
       expect(await refused.json()).toMatchObject({ code: "invalid_service_token" });
+      const malformed = await unknownPermission(other.baseUrl);
+      expect(malformed.status).toBe(401);
+      expect(await malformed.json()).toMatchObject({ code: "invalid_service_token" });
     });
   },
 );
