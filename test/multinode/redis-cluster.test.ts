@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { sampleValue } from "../helpers/metrics-page.js";
 import { latchkey } from "../helpers/processes.js";
 import { startThrowawayCluster, type ThrowawayCluster } from "../helpers/redis-cluster.js";
+import { askRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
 import { admitted, call, statuses } from "./node-calls.js";
@@ -48,7 +49,7 @@ describeWithServices(
     });
 
     test("a service token revoked through one node is refused by the others on the next request (its version in the slot of {latchkey}, read beside the organization's)", async () => {
-      const { owner } = await topology.newOrganization();
+      const { orgId, owner } = await topology.newOrganization();
       const create = async (scope: string) =>
         JSON.parse(
           (
@@ -93,6 +94,13 @@ describeWithServices(
       for (const n of nodes) {
         for (const group of ["api-key:read", undefined]) expect((await ask(n, group)).status).toBe(401);
       }
+      // The refused requests hold no slot: the limiter's admission, made beside the token's check,
+      // was taken back (two per node before the revocation, none after).
+      const bucket = organizationKey(topology.prefix, orgId);
+      const master = await cluster.masterOf(bucket);
+      await vi.waitFor(async () =>
+        expect(await askRedis(master.port, (connection) => connection.zcard(bucket))).toBe(2 * nodes.length),
+      );
     });
 
     test("a key disabled through one node is refused by the others on the next request (record versions in the organization's slot)", async () => {
