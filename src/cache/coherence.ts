@@ -145,7 +145,6 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     keys: serviceTokenRecordVersionKeys(options.prefix),
     usable: options.usable,
     now: options.now,
-    waitMs: CONFIRM_WAIT_MS,
     ...(options.onRead
       ? { onRead: (outcome: CacheReadOutcome) => options.onRead?.("service_token", outcome) }
       : {}),

@@ -4,7 +4,6 @@ import { frozen } from "./exact-cache.js";
 import { readRecordVersion, type RecordVersionKeys } from "./redis-record-versions.js";
 import { createVersionedCache } from "./versioned-cache.js";
 import type { CacheReadOutcome } from "./version-cached-keys.js";
-import { withinWait } from "./within-wait.js";
 
 export interface VersionCachedServiceTokensOptions {
   /** The store whose revocations move the version (withVersionedServiceTokenWrites). */
@@ -15,8 +14,6 @@ export interface VersionCachedServiceTokensOptions {
   /** Whether versions can be confirmed now (the limiter is on Redis, not its fallback). */
   usable: () => boolean;
   now: () => number;
-  /** The longest Redis' version is waited for before a token is read (then it is read, not cached). */
-  waitMs: number;
   /** Told of every cache read, for the metrics (`latchkey_record_cache_reads_total`). */
   onRead?: (outcome: CacheReadOutcome) => void;
 }
@@ -27,9 +24,12 @@ export interface ServiceTokenCache {
   peek(hash: string): { record: ServiceTokenRecord; version: number } | undefined;
   /**
    * Reads the token of `hash` from the database, and caches it (valid tokens only) at the version
-   * observed, with no revocation in progress, just before the read.
+   * last observed, with no revocation in progress, before the read began; without one, observes the
+   * version (not waited for) so that the next read is cached.
    */
   read(hash: string): Promise<ServiceTokenRecord | undefined>;
+  /** Drops the entry of `hash` (its version could not be confirmed). */
+  forget(hash: string): void;
   /** Where the version lives, for the decision's Redis call. */
   readonly keys: RecordVersionKeys;
   clear(): void;
@@ -55,14 +55,17 @@ export function withVersionCachedServiceTokens(
     capacity: 1000,
   });
 
-  /** The version now, with no revocation in progress; undefined when Redis cannot say in time. */
-  async function versionNow(): Promise<number | undefined> {
-    if (!usable()) return undefined;
-    const read = (async () => {
-      const seen = await readRecordVersion(await options.redis(), keys);
-      return seen.writing ? undefined : seen.version;
-    })().catch(() => undefined);
-    return withinWait(read, options.waitMs, undefined);
+  // The latest version seen, and this cache's sequence number of the moment it was seen: a token read
+  // from the database after that moment may be cached at it (as record-versions.ts does for keys).
+  let seen: { version: number; writing: boolean; sequence: number } | undefined;
+  let sequence = 0;
+  /** Reads the version, not waited for: a slow Redis never holds a request that missed the cache. */
+  function observe(): void {
+    if (!usable()) return;
+    void (async () => {
+      const now = await readRecordVersion(await options.redis(), keys);
+      seen = { ...now, sequence: ++sequence };
+    })().catch(() => {});
   }
 
   return {
@@ -70,17 +73,22 @@ export function withVersionCachedServiceTokens(
     get size() {
       return cache.size;
     },
-    clear: () => cache.clear(),
+    clear() {
+      cache.clear();
+      seen = undefined;
+    },
+    forget: (hash) => cache.delete(hash),
     peek(hash) {
       const entry = usable() ? cache.get(hash) : undefined;
       options.onRead?.(entry ? "hit" : "miss");
       return entry && { record: entry.value, version: entry.version };
     },
     async read(hash) {
-      const version = await versionNow();
+      const mark = ++sequence;
       const record = frozen(await store.findServiceTokenByHash(hash));
       if (!record || record.revokedAt !== null) cache.delete(hash);
-      else if (version !== undefined) cache.set(hash, record, version);
+      else if (seen && !seen.writing && seen.sequence < mark) cache.set(hash, record, seen.version);
+      else observe();
       return record;
     },
   };

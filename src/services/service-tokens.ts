@@ -120,7 +120,9 @@ export function createServiceTokenService(deps: {
       if (cached) {
         const record = checked(presentedHash, cached.record, scope);
         const check = { ...cache.keys, expected: cached.version };
+        // Unconfirmed (a revocation, or Redis slow or away): read again, as a miss, until a version is seen.
         const recheck = async () => {
+          cache.forget(presentedHash);
           checked(presentedHash, await store.findServiceTokenByHash(presentedHash), scope);
         };
         return { record, premise: { check, recheck } };
