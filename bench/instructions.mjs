@@ -6,7 +6,9 @@
 // V8, Node, libc), not the kernel's work, nor how fast they run (cache misses); the collections that
 // happen to fall in the window make repeated runs differ by up to about 5%. See bench/README.md.
 //   npm run build && node bench/instructions.mjs [--warm 20000] [--measured 3000] [--targets a,b]
-// Targets: bare, floor, floor+redis, latchkey (the key read on SQLite), latchkey-pg-redis.
+//     [--dist <other dist>]
+// Targets: bare, floor, floor+redis, latchkey (the key read on SQLite), latchkey-pg-redis,
+// authorize-pg-redis, authorize+credit-pg-redis. --dist counts another build's latchkey (BENCH_DIST).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +26,8 @@ const TARGETS = {
   "floor+redis": { script: "servers/floor.mjs", env: { BENCH_REDIS_URL: redisUrl } },
   latchkey: { script: "servers/latchkey.mjs", env: { BENCH_BREAKDOWN: "0" } },
   "latchkey-pg-redis": { script: "scale-out-server.mjs" },
+  "authorize-pg-redis": { script: "scale-out-server.mjs" },
+  "authorize+credit-pg-redis": { script: "scale-out-server.mjs" },
 };
 
 const { values } = parseArgs({
@@ -31,8 +35,10 @@ const { values } = parseArgs({
     warm: { type: "string", default: "20000" },
     measured: { type: "string", default: "3000" },
     targets: { type: "string", default: Object.keys(TARGETS).join(",") },
+    dist: { type: "string" },
   },
 });
+const distEnv = values.dist ? { BENCH_DIST: new URL(values.dist, `file://${process.cwd()}/`).pathname } : {};
 const warm = Number(values.warm);
 const measured = Number(values.measured);
 const names = values.targets.split(",").filter(Boolean);
@@ -82,7 +88,7 @@ try {
     const runFolder = mkdtempSync(join(folder, "run-"));
     const { child, ready, exited } = await startCounted(
       join(here, script),
-      env,
+      { ...env, ...distEnv },
       join(runFolder, "callgrind.out.%p"),
     );
     const target = ready.targets[name];

@@ -330,7 +330,12 @@ export async function createServices(
       knownGroups: async () => new Set(Object.keys(await groups.all())),
     }),
     creditGrants: createCreditGrants({ store: stores.creditGrants, clock }),
-    serviceTokens: createServiceTokenService({ store: stores.serviceTokens, hasher, clock }),
+    serviceTokens: createServiceTokenService({
+      store: coherence.serviceTokens,
+      hasher,
+      clock,
+      cache: coherence.tokens,
+    }),
     usage: createUsageService({ store: stores.plans, plans, clock }),
     decisions,
     usageExport: createUsageExport({ store: stores.usageExport, flushDecisions: () => decisions.flush() }),

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from "../store/key-store.js";
+import type { PremiseCheck } from "./version-premise.js";
 
 /** A caller's key a cache holds, and the record version it was read at (for the limiter to confirm). */
 export interface CachedCaller {
@@ -31,6 +32,8 @@ export interface CallerCache {
    * they are not, or Redis cannot tell within 250 ms or while the limiter is on its fallback (then the
    * key is read from the database: a slow Redis never holds such a decision longer). Without a version
    * (a key just read from the database) it only observes the version, so the next read is cached.
+   * With `premise` (a cached service token), it is confirmed in the same round trip: false unless it
+   * holds too.
    */
-  confirm(orgId: string, version: number | undefined): Promise<boolean>;
+  confirm(orgId: string, version: number | undefined, premise?: PremiseCheck): Promise<boolean>;
 }

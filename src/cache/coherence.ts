@@ -6,18 +6,25 @@ import type { WarningLog } from "../warning-log.js";
 import type { CallerCache } from "./caller-cache.js";
 import { createRecordVersions, type RecordVersions } from "./record-versions.js";
 import {
-  readRecordVersion,
+  readRecordVersions,
   recordVersionKeys,
+  serviceTokenRecordVersionKeys,
   withVersionedOrganizationWrites,
   withVersionedPlanWrites,
+  withVersionedServiceTokenWrites,
   withVersionedWrites,
 } from "./redis-record-versions.js";
+import type { ServiceTokenStore } from "../store/service-token-store.js";
+import { type ServiceTokenCache, withVersionCachedServiceTokens } from "./version-cached-service-tokens.js";
+import { withinWait } from "./within-wait.js";
 import { withVersionCachedPlans } from "./version-cached-plans.js";
 import type { PlanStore } from "../store/plan-store.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import { type CachedRecord, type CacheReadOutcome, withVersionCachedKeys } from "./version-cached-keys.js";
 
 export type { CallerCache } from "./caller-cache.js";
+export type { CachedPremise } from "./version-premise.js";
+export type { ServiceTokenCache } from "./version-cached-service-tokens.js";
 
 /**
  * The longest a decision of no group waits for Redis to confirm a cached caller before it reads the
@@ -34,6 +41,10 @@ export interface Coherence {
   organizations: OrganizationStore;
   /** The plan store to use: a plan change announced like a key change, plans cached at the version. */
   plans: PlanStore;
+  /** The service token store to use: a revocation announced like a key change. */
+  serviceTokens: ServiceTokenStore;
+  /** Service tokens cached at their version, for the access decision to confirm; else absent. */
+  tokens?: ServiceTokenCache;
   /** Cached callers for the access decision to confirm; absent where there is nothing to confirm. */
   callers?: CallerCache;
   /** Filled by the limiter's replies (PostgreSQL + Redis with the record cache); else absent. */
@@ -76,6 +87,7 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
       keys: stores.keys,
       organizations: stores.organizations,
       plans: stores.plans,
+      serviceTokens: stores.serviceTokens,
       clear: () => {},
       cacheSizes: () => stores.cacheSizes(),
     };
@@ -87,11 +99,13 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     ...(options.replicasAck ? { replicasAck: options.replicasAck } : {}),
   };
   const organizations = withVersionedOrganizationWrites(stores.organizations, writes);
+  const serviceTokens = withVersionedServiceTokenWrites(stores.serviceTokens, writes);
   if (!options.cache) {
     return {
       keys: withVersionedWrites(stores.keys, writes),
       organizations,
       plans: withVersionedPlanWrites(stores.plans, writes),
+      serviceTokens,
       clear: () => {},
       cacheSizes: () => ({}),
     };
@@ -99,27 +113,20 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
   const versions = createRecordVersions();
   const cached = withVersionCachedKeys(stores.keys, {
     versions,
-    async confirm(orgId, version) {
+    async confirm(orgId, version, premise) {
       // While the limiter is on its fallback no version can be trusted (nor is one worth waiting for).
       if (!options.usable()) return false;
+      const pairs = [recordVersionKeys(options.prefix, orgId), ...(premise ? [premise] : [])];
       const read = (async () => {
-        const seen = await readRecordVersion(await redis(), recordVersionKeys(options.prefix, orgId));
+        const [seen, premiseSeen] = await readRecordVersions(await redis(), pairs);
+        if (!seen) return false;
         versions.observe(orgId, seen.version, seen.writing);
-        return seen.version === version && !seen.writing;
+        const premiseHolds = !premise || (premiseSeen?.version === premise.expected && !premiseSeen.writing);
+        return premiseHolds && (version === undefined || (seen.version === version && !seen.writing));
       })().catch(() => false);
       // A decision of no group never waited on Redis before it had a cache to confirm: a slow Redis
-      // costs it at most CONFIRM_WAIT_MS, then the key is read from the database instead.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<boolean>((resolve) => {
-        // Judged after the input already waiting is read (setImmediate runs after the loop's socket
-        // reads): on a busy CPU the timer fires late, and an answer sitting in the socket must win.
-        timer = setTimeout(() => setImmediate(() => resolve(false)), CONFIRM_WAIT_MS);
-      });
-      try {
-        return await Promise.race([read, late]);
-      } finally {
-        clearTimeout(timer);
-      }
+      // costs it at most CONFIRM_WAIT_MS, then the key (and the token) is read from the database instead.
+      return withinWait(read, CONFIRM_WAIT_MS, false);
     },
     usable: options.usable,
     now: options.now,
@@ -132,16 +139,29 @@ export function keepCoherent(stores: Stores, options: CoherenceOptions): Coheren
     now: options.now,
     maxAgeMs: LAST_USE_INTERVAL_MS,
   });
+  const tokens = withVersionCachedServiceTokens({
+    store: serviceTokens,
+    redis,
+    keys: serviceTokenRecordVersionKeys(options.prefix),
+    usable: options.usable,
+    now: options.now,
+    ...(options.onRead
+      ? { onRead: (outcome: CacheReadOutcome) => options.onRead?.("service_token", outcome) }
+      : {}),
+  });
   return {
     keys: withVersionedWrites(cached.keys, writes),
     organizations,
     plans: withVersionedPlanWrites(cachedPlans.plans, writes),
+    serviceTokens,
+    tokens,
     versions,
     callers: cached.callers,
     clear: () => {
       cached.clear();
       cachedPlans.clear();
+      tokens.clear();
     },
-    cacheSizes: () => ({ ...cached.cacheSizes(), plans: cachedPlans.size }),
+    cacheSizes: () => ({ ...cached.cacheSizes(), plans: cachedPlans.size, serviceTokens: tokens.size }),
   };
 }

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { LatchkeyError } from "../domain/errors.js";
 import type { OrganizationStore } from "../store/organization-store.js";
-import type { RedisClient } from "../redis/connection.js";
-import { organizationKeys } from "../redis/key-names.js";
+import { isCluster, type RedisClient } from "../redis/connection.js";
+import { organizationKeys, serviceTokenVersionKeys } from "../redis/key-names.js";
 import { evalAcknowledged, evalStored, type StoredScript } from "../redis/replica-ack.js";
 import type { KeyStore } from "../store/key-store.js";
 import type { PlanStore } from "../store/plan-store.js";
+import type { ServiceTokenStore } from "../store/service-token-store.js";
 import type { WarningLog } from "../warning-log.js";
 
 /**
@@ -27,6 +28,12 @@ export interface RecordVersionKeys {
 /** In the organization's slot, beside its buckets (src/redis/key-names.ts). */
 export function recordVersionKeys(prefix: string, orgId: string): RecordVersionKeys {
   const keys = organizationKeys(prefix, orgId);
+  return { versionKey: keys.version, writingKey: keys.writing };
+}
+
+/** The deployment's service tokens: one version for all of them, in the slot of `{latchkey}`. */
+export function serviceTokenRecordVersionKeys(prefix: string): RecordVersionKeys {
+  const keys = serviceTokenVersionKeys(prefix);
   return { versionKey: keys.version, writingKey: keys.writing };
 }
 
@@ -83,12 +90,19 @@ return 1
 `;
 
 /**
- * Reads an organization's record version and its writes in progress, counting nothing: the check of a
- * decision that counts against no group (the rate-limit script reads the same two atomically with
- * its decision otherwise). KEYS[1] version, KEYS[2] writing. Returns { version, writes in progress }.
+ * Reads record versions and their writes in progress, counting nothing: the check of a decision that
+ * counts against no group (the rate-limit script reads the same atomically with its decision
+ * otherwise). KEYS: pairs of (version, writing), an organization's and, with a service token cached,
+ * the deployment's (one Redis or Sentinel: one script reads both). Returns per pair
+ * { version, writes in progress }.
  */
 export const READ_VERSION_SCRIPT = `${CURRENT_VERSION_LUA}
-return {currentVersion(KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '0')}
+local out = {}
+for i = 1, #KEYS, 2 do
+  table.insert(out, currentVersion(KEYS[i]))
+  table.insert(out, tonumber(redis.call('GET', KEYS[i + 1]) or '0'))
+end
+return out
 `;
 
 const READ_VERSION: StoredScript = {
@@ -96,14 +110,41 @@ const READ_VERSION: StoredScript = {
   sha: createHash("sha1").update(READ_VERSION_SCRIPT).digest("hex"),
 };
 
+/** A record version as read: the version, and whether a write was in progress. */
+export interface SeenVersion {
+  version: number;
+  writing: boolean;
+}
+
 /** An organization's record version now: one round trip (the script by its SHA-1). */
 export async function readRecordVersion(
   connection: RedisClient,
   keys: RecordVersionKeys,
-): Promise<{ version: number; writing: boolean }> {
-  const reply = await evalStored(connection, READ_VERSION, [keys.versionKey, keys.writingKey], []);
-  const [version, writing] = reply as [string, number];
-  return { version: Number(version), writing: writing > 0 };
+): Promise<SeenVersion> {
+  const [seen] = await readRecordVersions(connection, [keys]);
+  return seen as SeenVersion;
+}
+
+/**
+ * Several record versions now, in the order asked. One script call on one Redis or Sentinel; on a
+ * cluster, where one script cannot touch two slots, one call per pair, sent together (one round trip
+ * of latency, a command per slot).
+ */
+export async function readRecordVersions(
+  connection: RedisClient,
+  pairs: readonly RecordVersionKeys[],
+): Promise<SeenVersion[]> {
+  const read = async (some: readonly RecordVersionKeys[]) => {
+    const names = some.flatMap((keys) => [keys.versionKey, keys.writingKey]);
+    const reply = (await evalStored(connection, READ_VERSION, names, [])) as (string | number)[];
+    const seen: SeenVersion[] = [];
+    for (let i = 0; i < reply.length; i += 2) {
+      seen.push({ version: Number(reply[i]), writing: (reply[i + 1] as number) > 0 });
+    }
+    return seen;
+  };
+  if (pairs.length < 2 || !isCluster(connection)) return read(pairs);
+  return (await Promise.all(pairs.map((keys) => read([keys])))).flat();
 }
 
 /** How long a write-in-progress mark outlives a writer that died mid-write: longer than any transaction. */
@@ -155,10 +196,10 @@ async function beginWrite(
  * The answer to a change Redis cannot announce. The client's library's words (ioredis': "Stream isn't
  * writeable ...") stay out of it: they go to the log, for the operator.
  */
-function refused(error: unknown, orgId: string, log: WarningLog): LatchkeyError {
+function refused(error: unknown, subject: WriteSubject, log: WarningLog): LatchkeyError {
   log.warn(
-    { org_id: orgId, reason: error instanceof Error ? error.message : String(error) },
-    "record version: Redis unreachable, a key change was refused (503 service_unavailable)",
+    { ...subject.fields, reason: error instanceof Error ? error.message : String(error) },
+    `record version: Redis unreachable, ${subject.change} was refused (503 service_unavailable)`,
   );
   const answer = new LatchkeyError(
     "service_unavailable",
@@ -212,25 +253,70 @@ export function withVersionedPlanWrites(plans: PlanStore, options: VersionedWrit
   };
 }
 
+/**
+ * The service tokens' one version moves like an organization's on a revocation, so that every node's
+ * cached tokens stop being served (version-cached-service-tokens.ts). A new token needs no bump: a
+ * token not found is never cached.
+ */
+export function withVersionedServiceTokenWrites(
+  tokens: ServiceTokenStore,
+  options: VersionedWritesOptions,
+): ServiceTokenStore {
+  const announced = versionedWriteOf(options);
+  const keys = serviceTokenRecordVersionKeys(options.prefix);
+  const subject: WriteSubject = {
+    fields: {},
+    change: "a service token's revocation",
+    records: "service tokens",
+  };
+  return {
+    ...tokens,
+    revokeServiceToken: (id, at, audit) =>
+      announced(keys, subject, () => tokens.revokeServiceToken(id, at, audit)),
+  };
+}
+
+/** What a write changes, for its log lines. */
+interface WriteSubject {
+  fields: Record<string, string>;
+  /** "a key change", "a service token's revocation". */
+  change: string;
+  /** Whose records are read from the database while a failed end mark lasts. */
+  records: string;
+}
+
+const organizationSubject = (orgId: string): WriteSubject => ({
+  fields: { org_id: orgId },
+  change: "a key change",
+  records: "this organization's records",
+});
+
 /** Runs `work` between the two bumps of `orgId`'s record version (refused when the first fails). */
 function versionedWrite(options: VersionedWritesOptions) {
-  const { redis, prefix, log } = options;
-  return async <T>(orgId: string, work: () => Promise<T>): Promise<T> => {
-    const { versionKey, writingKey } = recordVersionKeys(prefix, orgId);
+  const announced = versionedWriteOf(options);
+  return <T>(orgId: string, work: () => Promise<T>): Promise<T> =>
+    announced(recordVersionKeys(options.prefix, orgId), organizationSubject(orgId), work);
+}
+
+/** Runs `work` between the two bumps of the version at `keys` (refused when the first fails). */
+function versionedWriteOf(options: VersionedWritesOptions) {
+  const { redis, log } = options;
+  return async <T>(keys: RecordVersionKeys, subject: WriteSubject, work: () => Promise<T>): Promise<T> => {
+    const { versionKey, writingKey } = keys;
     let connection: RedisClient;
     try {
       connection = await redis();
-      await beginWrite(connection, { versionKey, writingKey }, options.replicasAck);
+      await beginWrite(connection, keys, options.replicasAck);
     } catch (error) {
-      throw refused(error, orgId, log);
+      throw refused(error, subject, log);
     }
     try {
       return await work();
     } finally {
       await connection.eval(END_WRITE_SCRIPT, 2, versionKey, writingKey).catch((error: unknown) => {
         log.warn(
-          { org_id: orgId, error: error instanceof Error ? error.message : String(error) },
-          "record version: could not mark the end of a write; this organization's records are read from the database until the mark expires",
+          { ...subject.fields, error: error instanceof Error ? error.message : String(error) },
+          `record version: could not mark the end of a write; ${subject.records} are read from the database until the mark expires`,
         );
       });
     }

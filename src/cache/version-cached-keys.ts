@@ -20,8 +20,8 @@ export interface VersionCachedKeysOptions {
   onRead?: (record: CachedRecord, outcome: CacheReadOutcome) => void;
 }
 
-/** Which cache: the caller's key by api_id, or a key read back by id. */
-export type CachedRecord = "caller_key" | "key_by_id";
+/** Which cache: the caller's key by api_id, a key read back by id, or a platform's service token. */
+export type CachedRecord = "caller_key" | "key_by_id" | "service_token";
 /** `hit`: an entry was offered; `miss`: none (read from the database); `dropped`: found stale. */
 export type CacheReadOutcome = "hit" | "miss" | "dropped";
 

@@ -37,7 +37,7 @@ export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promi
     };
   }
   const { keepCoherent } = await import("../cache/coherence.js");
-  const { keys, organizations, plans } = keepCoherent(stores, {
+  const { keys, organizations, plans, serviceTokens } = keepCoherent(stores, {
     redis: connect,
     prefix: config.redisPrefix,
     ...(config.redisReplicasAck ? { replicasAck: { deadlineMs: config.redisDeadlineMs } } : {}),
@@ -47,7 +47,7 @@ export async function withStores<T>(work: (stores: Stores) => Promise<T>): Promi
     log: stderrLog,
   });
   try {
-    return await work({ ...stores, keys, organizations, plans });
+    return await work({ ...stores, keys, organizations, plans, serviceTokens });
   } catch (error) {
     if (error instanceof LatchkeyError && error.code === "not_found") {
       throw new LatchkeyError(

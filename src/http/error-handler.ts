@@ -6,6 +6,7 @@ import { payloadTooLarge, unsupportedMediaType } from "./body-errors.js";
 import { asDatabaseError } from "../store/database-errors.js";
 import { WWW_AUTHENTICATE } from "./decision-headers.js";
 import type { ErrorBody } from "./error-body.js";
+import { premiseRefusal } from "./service-token-guard.js";
 
 const STATUS_PHRASES: Record<number, string> = {
   400: "Bad Request",
@@ -81,7 +82,10 @@ function clientWentAway(error: FastifyError): boolean {
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    // A revoked service token's 401 comes before any other error of its request.
+    const refusal = await premiseRefusal(request);
+    if (refusal) return sendError(reply, refusal);
     if (clientWentAway(error)) {
       // Not latchkey's failure: a client that hangs up or times out mid-body is part of normal traffic.
       request.log.info({ err_message: error.message }, "client went away before the request was complete");

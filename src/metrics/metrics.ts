@@ -139,7 +139,7 @@ export function createMetrics(sources: MetricSources): LatchkeyMetrics {
     }),
     recordCacheReads: new Counter({
       name: "latchkey_record_cache_reads_total",
-      help: "PostgreSQL + Redis record cache reads, by record (caller_key, key_by_id) and outcome (hit, miss, dropped).",
+      help: "PostgreSQL + Redis record cache reads, by record (caller_key, key_by_id, service_token) and outcome (hit, miss, dropped).",
       labelNames: ["record", "outcome"],
       registers,
     }),

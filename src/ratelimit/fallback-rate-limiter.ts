@@ -166,7 +166,7 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
       }
       // Without the primary nothing can tell whether a cached record is current: the caller must read
       // it again (and count nothing here) before it is decided on, or refused.
-      if (check.expected !== undefined) return { type: "stale", records: undefined };
+      if (check.expected !== undefined || check.premise) return { type: "stale", records: undefined };
       return { type: "decided", decision: await outageAnswer(bucket, quota, windowMs), records: undefined };
     },
 
@@ -179,7 +179,7 @@ export function createFallbackRateLimiter(options: FallbackRateLimiterOptions): 
         }
       }
       // As consumeChecked: a cached record cannot be confirmed by this node's memory.
-      if (check?.expected !== undefined) return { type: "stale", records: undefined };
+      if (check?.expected !== undefined || check?.premise) return { type: "stale", records: undefined };
       if (policy === "refuse") throw rateLimiterUnavailable();
       return fallback.consumeWindows(bucket, windows, cost);
     },

@@ -12,7 +12,7 @@ import { recordVersionKeys } from "../cache/redis-record-versions.js";
 import type { RecordVersions } from "../cache/record-versions.js";
 import { organizationKeys } from "../redis/key-names.js";
 import type { OrganizationLimits } from "../store/key-store.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { RateLimiter, RecordVersionCheck } from "./rate-limiter.js";
 
 /** One window of a group as a decision left it, named as the headers name it. */
 export interface WindowState {
@@ -54,6 +54,11 @@ export interface RequestCount {
   key?: { id: string; rateLimits?: KeyRateLimits | null | undefined } | undefined;
   /** Slots the request takes in each window (1 to 1,000; default 1). */
   cost?: number | undefined;
+  /**
+   * A version to confirm in the same call (a cached service token's, src/cache/version-premise.ts):
+   * the answer is "stale", counting nothing, unless it holds.
+   */
+  premise?: RecordVersionCheck["premise"];
 }
 
 /** The one entry point REST and MCP share: count a request of an organization against a group. */
@@ -61,13 +66,14 @@ export interface ManagementRateLimit {
   /** Admits or denies one request; admitted requests hold their slots for each window. */
   consume(orgId: string, group: string, count?: RequestCount): Promise<ManagementDecision>;
   /**
-   * `consume` for a caller whose key came from the record cache, read at `expectedVersion`: "stale"
-   * (nothing counted) unless that version is still current.
+   * `consume` for a caller whose key came from the record cache, read at `expectedVersion`, or with a
+   * premise to confirm (`count.premise`): "stale" (nothing counted) unless the version is still
+   * current and the premise holds.
    */
   consumeExpecting(
     orgId: string,
     group: string,
-    expectedVersion: number,
+    expectedVersion: number | undefined,
     count?: RequestCount,
   ): Promise<ManagementDecision | { type: "stale" }>;
   /**
@@ -261,8 +267,13 @@ export function createManagementRateLimit(options: ManagementRateLimitOptions): 
     const windows = windowsOf(orgId, group, policies, keyId);
     const cost = count?.cost ?? 1;
     const { versions } = options;
+    const premise = count?.premise;
     const check =
-      versions && limiter.consumeChecked ? { ...recordVersionKeys(namespace, orgId), expected } : undefined;
+      versions && limiter.consumeChecked
+        ? { ...recordVersionKeys(namespace, orgId), expected, ...(premise ? { premise } : {}) }
+        : undefined;
+    // Nothing here could confirm it: decided nothing, so the caller reads it from the database.
+    if (premise && !check) return { type: "stale" };
     const answer = await limiter.consumeWindows(windows.bucket, windows.windows, cost, check);
     const { records } = answer;
     // Stale answers too: the caller's next read of the key can then be cached at the current version.

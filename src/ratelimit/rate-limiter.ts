@@ -26,6 +26,12 @@ export interface RecordVersionCheck {
   writingKey: string;
   /** Version the caller's cached record was read at; the answer is "stale" unless it is still current. */
   expected: number | undefined;
+  /**
+   * Another version to confirm with the decision: the one a cached service token was read at
+   * (src/cache/version-premise.ts). "stale", counting nothing, unless it is current with no write in
+   * progress; an answer that is not "stale" confirmed it.
+   */
+  premise?: { versionKey: string; writingKey: string; expected: number } | undefined;
 }
 
 /** The organization's record version as the limiter saw it, atomically with its decision. */

@@ -6,6 +6,7 @@ import { closeRedis, DEFAULT_REDIS_DEADLINE_MS, isCluster, type RedisClient } fr
 import type { CheckedStackedDecision, RateLimiter, RecordVersionCheck } from "./rate-limiter.js";
 import { afterPendingInput, watchAnswers } from "./redis-answers.js";
 import { evalStackedLog, membersOf, type StackedLogReply } from "./redis-sliding-log.js";
+import { readRecordVersions } from "../cache/redis-record-versions.js";
 
 /** A limiter whose backend can be checked without counting a request. */
 export interface CheckableRateLimiter extends RateLimiter {
@@ -266,6 +267,21 @@ export function createRedisRateLimiter(
     });
   }
 
+  /**
+   * On a cluster a script cannot read the service tokens' version (another slot) beside the
+   * organization's: it is read in a call of its own, sent with the decision's (one round trip of
+   * latency), and when it does not hold, a decision the script admitted is retracted and answered
+   * "stale", so a request refused for its token holds no slot either.
+   */
+  async function premiseHolds(premise: NonNullable<RecordVersionCheck["premise"]>): Promise<boolean> {
+    try {
+      const [seen] = await readRecordVersions(redis, [premise]);
+      return seen !== undefined && seen.version === premise.expected && !seen.writing;
+    } catch {
+      return false;
+    }
+  }
+
   async function consumeWindows(
     bucket: string,
     windows: readonly WindowLimit[],
@@ -273,9 +289,16 @@ export function createRedisRateLimiter(
     check: RecordVersionCheck | undefined,
   ): Promise<CheckedStackedDecision> {
     const id = member();
+    const apart = check?.premise && isCluster(redis) ? check.premise : undefined;
+    const scripted = apart ? { ...check, premise: undefined } : check;
+    const held = apart ? premiseHolds(apart) : undefined;
     const reply = await decide(bucket, id, cost, (ack) =>
-      evalStackedLog(redis, bucket, windows, cost, id, check, ack),
+      evalStackedLog(redis, bucket, windows, cost, id, scripted as RecordVersionCheck | undefined, ack),
     );
+    if (held && !(await held) && !reply.stale) {
+      if (reply.admitted) retract(id, { bucket, members: membersOf(id, cost) });
+      return { type: "stale", records: reply.records };
+    }
     if (reply.stale) return { type: "stale", records: reply.records };
     return { type: "decided", decision: decisionOf(reply, windows, cost), records: reply.records };
   }

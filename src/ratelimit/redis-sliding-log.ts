@@ -20,9 +20,13 @@ import type { ObservedRecordVersion, RecordVersionCheck } from "./rate-limiter.j
  *
  * KEYS[1]: the log; optionally KEYS[2] and KEYS[3]: the organization's record version and writes in
  * progress (src/cache/redis-record-versions.ts). All of one organization's hash tag
- * (src/redis/key-names.ts), so the script touches one cluster slot.
+ * (src/redis/key-names.ts), so the script touches one cluster slot. On one Redis or Sentinel only,
+ * optionally KEYS[4] and KEYS[5]: the service tokens' version and writes in progress (tag
+ * `{latchkey}`), confirmed like the organization's; on a cluster the limiter reads those in a call of
+ * their own (redis-rate-limiter.ts).
  * ARGV: n, cost, a member unique to this request (the same on every retry of it), the version the
- * caller's cached record was read at or "", then each window's quota and length in ms.
+ * caller's cached record was read at or "", then each window's quota and length in ms, then (with
+ * KEYS[4]) the version the service token was cached at.
  * Returns { admitted 0|1 (-1: stale), now in ms, record version or "", writes in progress, 1 when this
  * was a retry of an admitted call else 0, then per window: slots held before this request, oldest
  * held time or -1, and (refused) the time of the slot whose leaving lets the request fit, or -1 }.
@@ -51,9 +55,14 @@ local member = ARGV[3]
 local log = KEYS[1]
 local version = ''
 local writing = 0
-if #KEYS == 3 then
+if #KEYS >= 3 then
   version = currentVersion(KEYS[2])
   writing = tonumber(redis.call('GET', KEYS[3]) or '0')
+end
+local premiseFails = false
+if #KEYS == 5 then
+  premiseFails = currentVersion(KEYS[4]) ~= ARGV[5 + 2 * n]
+    or tonumber(redis.call('GET', KEYS[5]) or '0') > 0
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -88,7 +97,7 @@ if redis.call('ZSCORE', log, member) then
   end
   return out
 end
-if #KEYS == 3 and ARGV[4] ~= '' and (ARGV[4] ~= version or writing > 0) then
+if premiseFails or (#KEYS >= 3 and ARGV[4] ~= '' and (ARGV[4] ~= version or writing > 0)) then
   return {-1, 0, version, writing, 0}
 end
 for i = 1, n do
@@ -192,6 +201,10 @@ export async function evalStackedLog(
   const args: (string | number)[] = [windows.length, cost, member, check?.expected ?? ""];
   for (const window of windows) args.push(window.quota, window.windowMs);
   if (check) keys.push(check.versionKey, check.writingKey);
+  if (check?.premise) {
+    keys.push(check.premise.versionKey, check.premise.writingKey);
+    args.push(check.premise.expected);
+  }
   if (ackWaitMs === undefined) return parseReply(await evalStored(redis, SCRIPT, keys, args), windows.length);
   const { reply, replicas } = await evalAcknowledged(redis, SCRIPT, keys, args, ackWaitMs);
   return { ...parseReply(reply, windows.length), replicas };

@@ -37,6 +37,15 @@ export function organizationKeys(prefix: string, orgId: string): OrganizationKey
   };
 }
 
+/**
+ * The record version of the deployment's service tokens and its count of writes in progress
+ * (src/cache/version-cached-service-tokens.ts): one pair for every token, in the slot of `{latchkey}`.
+ */
+export function serviceTokenVersionKeys(prefix: string): { version: string; writing: string } {
+  const base = `${prefix}:{${DEPLOYMENT_TAG}}:service-tokens`;
+  return { version: `${base}:version`, writing: `${base}:writing` };
+}
+
 /** A deployment-wide sliding log (console sign-in and action limits): `kind` and its subject `id`. */
 export function deploymentBucket(prefix: string, kind: string, id: string): string {
   return `${prefix}:{${DEPLOYMENT_TAG}}:console:${kind}:${id}`;

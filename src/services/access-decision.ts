@@ -8,7 +8,7 @@ import { type Plan, planFeatureOf, planLimitMessage, planRestrictedMessage } fro
 import { rateLimitMessage } from "../domain/rate-limit-groups.js";
 import type { ManagementDecision, ManagementRateLimit } from "../ratelimit/management-rate-limit.js";
 import type { ApiKeyRecord, ApiKeyStore } from "../store/key-store.js";
-import type { CallerCache } from "../cache/coherence.js";
+import type { CachedPremise, CallerCache } from "../cache/coherence.js";
 import { authenticate, credentialVerdict, parseBasicCredentials } from "./authenticate.js";
 import type { CreditLedger, CreditOutcome } from "./credits.js";
 import type { LastUseRecorder } from "./last-use.js";
@@ -30,6 +30,25 @@ export interface AccessRequest {
   credits?: number | undefined;
   /** Where the request came from, for keys limited to networks; absent: from nowhere known. */
   client?: ClientOrigin | undefined;
+  /**
+   * What the request was let in on from a cache only Redis can confirm (the platform service's token):
+   * confirmed in the decision's own Redis call, else read from the database, before anything is
+   * consumed and before the decision is returned (its `recheck` throws when it no longer holds).
+   */
+  premise?: CachedPremise | undefined;
+}
+
+/** A decision's premise until a Redis call or the database confirmed it; then `pending` is undefined. */
+interface PremiseState {
+  pending: CachedPremise | undefined;
+}
+
+/** Confirms a premise no Redis call could: from the database (throws when it no longer holds). */
+async function settle(state: PremiseState): Promise<void> {
+  const premise = state.pending;
+  if (!premise) return;
+  state.pending = undefined;
+  await premise.recheck();
 }
 
 interface DecisionParts {
@@ -130,12 +149,13 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
   /**
    * `expected`: the record version `caller` was cached at, for the limiter to confirm. Undefined when
    * the cached caller cannot be decided on (only ever with `expected`): the cache then decides again
-   * on the database's key.
+   * on the database's key. `state`: the request's premise, confirmed in the same Redis call.
    */
   async function decideChecked(
     caller: ApiKeyRecord,
     request: Omit<AccessRequest, "authorization">,
     expected: number | undefined,
+    state: PremiseState,
   ): Promise<AccessDecision | undefined> {
     const refuse = (error: LatchkeyError, parts: Partial<DecisionParts> = {}): AccessDecision => ({
       allowed: false,
@@ -158,17 +178,24 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
     }
 
     let limit: ManagementDecision | null = null;
+    const premise = state.pending?.check;
     if (!request.group && deps.callers) {
       // No limiter call to carry the record version: the cache's own call (one Redis round trip)
-      // confirms a cached key, or, not waited for, observes the version so the key's next read is cached.
-      if (expected === undefined) void deps.callers.confirm(caller.orgId, undefined);
-      else if (!(await deps.callers.confirm(caller.orgId, expected))) return undefined;
+      // confirms a cached key and premise, or, not waited for, observes the version so the key's next
+      // read is cached.
+      if (expected === undefined && !premise) void deps.callers.confirm(caller.orgId, undefined);
+      else if (await deps.callers.confirm(caller.orgId, expected, premise)) state.pending = undefined;
+      else {
+        // Which of the two failed is not said: the premise is read from the database, the key too.
+        await settle(state);
+        if (expected !== undefined) return undefined;
+      }
     } else if (request.group) {
       let answer: Awaited<ReturnType<ManagementRateLimit["consumeExpecting"]>>;
-      const count = { key: caller, cost: request.cost };
+      const count = { key: caller, cost: request.cost, ...(premise ? { premise } : {}) };
       try {
         answer =
-          expected === undefined
+          expected === undefined && !premise
             ? await rateLimit.consume(caller.orgId, request.group, count)
             : await rateLimit.consumeExpecting(caller.orgId, request.group, expected, count);
       } catch (error) {
@@ -176,8 +203,13 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
         if (error instanceof LatchkeyError && error.code === "rate_limiter_unavailable") return refuse(error);
         throw error;
       }
-      // The cached caller's version is no longer current: nothing was counted.
-      if (answer.type === "stale") return undefined;
+      if (answer.type === "stale") {
+        // Nothing was counted. A premise is read from the database; a key just read needs no second
+        // read. A cached caller's version no longer current: the cache decides on the database's key.
+        await settle(state);
+        return expected === undefined ? decideChecked(caller, request, undefined, state) : undefined;
+      }
+      state.pending = undefined;
       limit = answer;
       if (limit.type === "deny") {
         const message = rateLimitMessage(limit.group, limit.quota, limit.windowSeconds, limit.per);
@@ -191,6 +223,8 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
 
     let outcome: CreditOutcome | null = null;
     if (request.credits && plan) {
+      // Never consumed on a premise nothing confirmed (no limiter call, or one that could not say).
+      await settle(state);
       outcome = await ledger.consume(caller.orgId, plan, request.credits);
       if (!outcome.allowed) {
         const message = planLimitMessage(
@@ -209,15 +243,15 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
   }
 
   const decideFor = (caller: ApiKeyRecord, request: Omit<AccessRequest, "authorization">) =>
-    decideChecked(caller, request, undefined) as Promise<AccessDecision>;
+    decideChecked(caller, request, undefined, { pending: undefined }) as Promise<AccessDecision>;
 
   /** The decision on the key read from the database (every check, credentials first). */
-  async function decideOnStoredKey(request: AccessRequest): Promise<AccessDecision> {
+  async function decideOnStoredKey(request: AccessRequest, state: PremiseState): Promise<AccessDecision> {
     const caller = await authenticated(request.authorization, request.client);
     if (caller instanceof LatchkeyError) {
       return { allowed: false, error: caller, caller: null, rateLimit: null, credits: null };
     }
-    return decideFor(caller, request);
+    return decideChecked(caller, request, undefined, state) as Promise<AccessDecision>;
   }
 
   /**
@@ -231,10 +265,11 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
   function decideOnCachedKey(
     callers: CallerCache,
     request: AccessRequest,
+    state: PremiseState,
   ): Promise<AccessDecision> | undefined {
     const credentials = parseBasicCredentials(request.authorization ?? undefined);
     if (!credentials) return undefined;
-    const fresh = () => decideOnStoredKey(request);
+    const fresh = () => decideOnStoredKey(request, state);
     return callers.decide(
       credentials.apiId,
       async ({ key, version }) => {
@@ -249,7 +284,7 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
         ) {
           return undefined;
         }
-        const decision = await decideChecked(key, request, version);
+        const decision = await decideChecked(key, request, version, state);
         if (decision) deps.lastUse?.touch(key);
         return decision;
       },
@@ -259,7 +294,13 @@ export function createAccessControl(deps: AccessControlDeps): AccessControl {
 
   return {
     async decide(request) {
-      return (deps.callers && decideOnCachedKey(deps.callers, request)) ?? decideOnStoredKey(request);
+      const state: PremiseState = { pending: request.premise };
+      const decision = await ((deps.callers && decideOnCachedKey(deps.callers, request, state)) ??
+        decideOnStoredKey(request, state));
+      // A decision made without a Redis call that confirmed the premise (a refusal before the limiter)
+      // is returned only once the database has.
+      await settle(state);
+      return decision;
     },
     authenticate: authenticated,
     decideFor,

@@ -12,6 +12,7 @@ import {
   missingScope,
   type ServiceTokenScope,
 } from "../domain/service-token-scopes.js";
+import type { CachedPremise, ServiceTokenCache } from "../cache/coherence.js";
 import type { IdempotentResponse } from "../store/idempotency-store.js";
 import type { ServiceTokenRecord, ServiceTokenStore } from "../store/service-token-store.js";
 import { serviceTokenSnapshot } from "./audit-snapshots.js";
@@ -51,14 +52,25 @@ export interface ServiceTokenService {
    * valid token without it throws `missing_scope` (403).
    */
   verify(presented: string | string[] | undefined, scope?: ServiceTokenScope): Promise<ServiceTokenRecord>;
+  /**
+   * `verify` for a request whose access decision makes a Redis call anyway (authorize, forward-auth):
+   * a token cached at its version (PostgreSQL + Redis) is admitted with a `premise` that the decision
+   * confirms in that call, or reads from the database (src/cache/README.md); otherwise as `verify`.
+   */
+  admit(
+    presented: string | string[] | undefined,
+    scope: ServiceTokenScope,
+  ): Promise<{ record: ServiceTokenRecord; premise?: CachedPremise }>;
 }
 
 export function createServiceTokenService(deps: {
   store: ServiceTokenStore;
   hasher: SecretHasher;
   clock: Clock;
+  /** Tokens cached at their version (PostgreSQL + Redis with the record cache); absent elsewhere. */
+  cache?: ServiceTokenCache | undefined;
 }): ServiceTokenService {
-  const { store, hasher, clock } = deps;
+  const { store, hasher, clock, cache } = deps;
   // Service tokens belong to the deployment, not to an organization: their entries have no organization.
   const audit = (actor: string, action: "service_token.create" | "service_token.revoke") =>
     auditOf<ServiceTokenRecord>(clock, {
@@ -96,18 +108,48 @@ export function createServiceTokenService(deps: {
     },
 
     async verify(presented, scope) {
-      if (typeof presented !== "string") throw invalidServiceToken();
-      // The checksum rejects typos and customer secrets (lksk_...) without a database read.
-      if (!hasValidServiceTokenChecksum(presented)) throw invalidServiceToken();
-      // The store answers from the database or an exact cache (src/cache/exact-cache.ts), so a
-      // revocation is seen on the next request on every node.
-      // Hashed once: for the lookup, then compared (in constant time) with what was found.
-      const presentedHash = hasher.hash(presented);
-      const record = await store.findServiceTokenByHash(presentedHash);
-      const matches = hasher.sameHash(presentedHash, record?.tokenHash ?? DECOY_HASH);
-      if (!record || !matches || record.revokedAt !== null) throw invalidServiceToken();
-      if (scope && !record.scopes.includes(scope)) throw missingScope(scope);
-      return record;
+      const presentedHash = presentedHashOf(presented);
+      return checked(presentedHash, await store.findServiceTokenByHash(presentedHash), scope);
+    },
+
+    async admit(presented, scope) {
+      const presentedHash = presentedHashOf(presented);
+      if (!cache)
+        return { record: checked(presentedHash, await store.findServiceTokenByHash(presentedHash), scope) };
+      const cached = cache.peek(presentedHash);
+      if (cached) {
+        const record = checked(presentedHash, cached.record, scope);
+        const check = { ...cache.keys, expected: cached.version };
+        // Unconfirmed (a revocation, or Redis slow or away): read again, as a miss, until a version is seen.
+        const recheck = async () => {
+          cache.forget(presentedHash);
+          checked(presentedHash, await store.findServiceTokenByHash(presentedHash), scope);
+        };
+        return { record, premise: { check, recheck } };
+      }
+      return { record: checked(presentedHash, await cache.read(presentedHash), scope) };
     },
   };
+
+  /** The hash of a well-formed token; the checksum rejects typos and customer secrets (lksk_...) unread. */
+  function presentedHashOf(presented: string | string[] | undefined): string {
+    if (typeof presented !== "string" || !hasValidServiceTokenChecksum(presented))
+      throw invalidServiceToken();
+    return hasher.hash(presented);
+  }
+
+  /**
+   * The token found for `presentedHash` (read from the database, or from a cache a Redis call then
+   * confirms, so a revocation is seen on the next request on every node), compared in constant time.
+   */
+  function checked(
+    presentedHash: string,
+    record: ServiceTokenRecord | undefined,
+    scope: ServiceTokenScope | undefined,
+  ): ServiceTokenRecord {
+    const matches = hasher.sameHash(presentedHash, record?.tokenHash ?? DECOY_HASH);
+    if (!record || !matches || record.revokedAt !== null) throw invalidServiceToken();
+    if (scope && !record.scopes.includes(scope)) throw missingScope(scope);
+    return record;
+  }
 }

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { sampleValue } from "../helpers/metrics-page.js";
+import { latchkey } from "../helpers/processes.js";
 import { startThrowawayCluster, type ThrowawayCluster } from "../helpers/redis-cluster.js";
+import { askRedis } from "../helpers/redis-server.js";
 import { describeWithServices } from "../helpers/services.js";
 import { scaledMs } from "../helpers/start-deadline.js";
 import { admitted, call, statuses } from "./node-calls.js";
@@ -43,6 +46,61 @@ describeWithServices(
     test("150 reads against 100 and 30 writes against 20 at once over three nodes, every core busy: exactly the allowances", async () => {
       const { owner } = await topology.newOrganization();
       await expectExactAtOnce(nodes, owner);
+    });
+
+    test("a service token revoked through one node is refused by the others on the next request (its version in the slot of {latchkey}, read beside the organization's)", async () => {
+      const { orgId, owner } = await topology.newOrganization();
+      const create = async (scope: string) =>
+        JSON.parse(
+          (
+            await latchkey(
+              ["service-token", "create", "--name", scope, "--scope", scope, "--json"],
+              topology.database,
+            )
+          ).stdout,
+        ) as { id: string; token: string };
+      const [provision, platform] = [await create("provision"), await create("authorize")];
+      const ask = (node: NodeProcess, group: string | undefined) =>
+        fetch(`${node.baseUrl}/v1/authorize`, {
+          method: "POST",
+          headers: { "x-latchkey-service-token": platform.token, "content-type": "application/json" },
+          body: JSON.stringify({ authorization: owner.authorization, permission: "api_keys:read", group }),
+        });
+      const hits = async (node: NodeProcess) =>
+        sampleValue(
+          await (await fetch(`${node.baseUrl}/metrics`)).text(),
+          "latchkey_record_cache_reads_total",
+          {
+            record: "service_token",
+            outcome: "hit",
+          },
+        ) ?? 0;
+      // Every node caches the token, and serves it from its cache, with and without a group.
+      for (const n of nodes) {
+        const before = await hits(n);
+        for (const group of [undefined, "api-key:read", undefined, "api-key:read"]) {
+          expect((await ask(n, group)).status).toBe(200);
+        }
+        expect(await hits(n)).toBeGreaterThan(before);
+      }
+      const revoked = await fetch(
+        `${(nodes[0] as NodeProcess).baseUrl}/v1/admin/service-tokens/${platform.id}`,
+        {
+          method: "DELETE",
+          headers: { "x-latchkey-service-token": provision.token },
+        },
+      );
+      expect(revoked.status).toBe(204);
+      for (const n of nodes) {
+        for (const group of ["api-key:read", undefined]) expect((await ask(n, group)).status).toBe(401);
+      }
+      // The refused requests hold no slot: the limiter's admission, made beside the token's check,
+      // was taken back (two per node before the revocation, none after).
+      const bucket = organizationKey(topology.prefix, orgId);
+      const master = await cluster.masterOf(bucket);
+      await vi.waitFor(async () =>
+        expect(await askRedis(master.port, (connection) => connection.zcard(bucket))).toBe(2 * nodes.length),
+      );
     });
 
     test("a key disabled through one node is refused by the others on the next request (record versions in the organization's slot)", async () => {

@@ -12,6 +12,8 @@ export interface ThreeNodes {
   orgId: string;
   /** The settings naming the database, for CLI commands beside the nodes. */
   database: Record<string, string>;
+  /** The settings naming the nodes' Redis and prefix, for CLI commands whose changes they must see. */
+  redis: Record<string, string>;
   /** Stops the nodes and drops the schema. */
   stop(): Promise<void>;
 }
@@ -29,18 +31,15 @@ export async function startThreeNodes(
   const schema = await createPostgresSchema(services.postgres);
   const database = { LATCHKEY_DATABASE_URL: schema.url, LATCHKEY_BOOTSTRAP: "off" };
   const { orgId, owner } = await cliOrganization(database);
-  const nodeEnv = {
-    ...database,
-    LATCHKEY_REDIS_URL: services.redis,
-    LATCHKEY_REDIS_PREFIX: `lk-${label}-${randomUUID()}`,
-    ...env,
-  };
+  const redis = { LATCHKEY_REDIS_URL: services.redis, LATCHKEY_REDIS_PREFIX: `lk-${label}-${randomUUID()}` };
+  const nodeEnv = { ...database, ...redis, ...env };
   const nodes = (await Promise.all([1, 2, 3].map(() => startNode(nodeEnv)))) as ThreeNodes["nodes"];
   return {
     nodes,
     owner: basicAuth(owner.apiId, owner.secret),
     orgId,
     database,
+    redis,
     async stop() {
       await Promise.all(nodes.map((node) => node.stop()));
       await schema.drop();

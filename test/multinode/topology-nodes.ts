@@ -19,6 +19,8 @@ export interface TopologyNodes {
   nodes: NodeProcess[];
   /** LATCHKEY_REDIS_PREFIX of the nodes. */
   prefix: string;
+  /** The settings naming the database, for CLI commands beside the nodes. */
+  database: Record<string, string>;
   /** A new organization's id and its owner's credentials. */
   newOrganization(): Promise<{ orgId: string; owner: Auth }>;
   stop(): Promise<void>;
@@ -59,6 +61,7 @@ export async function startTopologyNodes(
   return {
     nodes,
     prefix,
+    database: { LATCHKEY_DATABASE_URL: schema.url },
     async newOrganization() {
       const { organization, owner, secret } = await createOrganizationWithOwner(
         { store, hasher, clock: systemClock },

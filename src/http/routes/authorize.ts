@@ -8,7 +8,7 @@ import { rejectOtherMethods } from "../method-not-allowed.js";
 import { sendNoStore } from "../no-store.js";
 import { AuthorizeBody, AuthorizeDecision } from "../platform-schemas.js";
 import { errorResponses } from "../schemas.js";
-import { serviceTokenGuard } from "../service-token-guard.js";
+import { serviceTokenGuard, takePremise } from "../service-token-guard.js";
 
 export interface AuthorizeRouteOptions {
   access: AccessControl;
@@ -27,7 +27,7 @@ export async function authorizeRoutes(
   routes.post(
     "/v1/authorize",
     {
-      onRequest: serviceTokenGuard(serviceTokens),
+      onRequest: serviceTokenGuard(app, serviceTokens),
       schema: {
         operationId: "authorize",
         summary: "Decide whether a platform caller may perform an operation",
@@ -53,7 +53,7 @@ export async function authorizeRoutes(
     async (request) => {
       const question = authorizeQuestion(request.body);
       if (question.request.group !== undefined) await groups.assertKnown(question.request.group, "/group");
-      const decision = await access.decide(question.request);
+      const decision = await access.decide({ ...question.request, premise: takePremise(request) });
       request.caller = decision.caller;
       return renderDecision(decision, question.protocol);
     },

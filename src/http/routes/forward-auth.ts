@@ -8,7 +8,7 @@ import { decisionHeaders } from "../decision-headers.js";
 import { type ForwardedHeaders, originalRequest } from "../forwarded-request.js";
 import { sendError } from "../error-handler.js";
 import { sendNoStore } from "../no-store.js";
-import { serviceTokenGuard } from "../service-token-guard.js";
+import { serviceTokenGuard, takePremise } from "../service-token-guard.js";
 
 // Gateways differ in the method of their auth subrequest: Caddy and Traefik send GET, nginx and Envoy
 // may send the original method. Every method is served the same way.
@@ -114,7 +114,7 @@ export async function forwardAuthRoutes(
   app.route({
     method: METHODS,
     url: "/v1/forward-auth",
-    onRequest: serviceTokenGuard(options.serviceTokens),
+    onRequest: serviceTokenGuard(app, options.serviceTokens),
     onSend: relayRefusalInHeaders,
     schema: { hide: true },
     handler: async (request, reply) => {
@@ -135,6 +135,7 @@ export async function forwardAuthRoutes(
         cost: route.cost,
         credits: route.credits,
         client: gatewayOrigin(request),
+        premise: takePremise(request),
       });
       request.caller = decision.caller;
       reply.headers(decisionHeaders(decision));
