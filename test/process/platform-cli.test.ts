@@ -189,6 +189,7 @@ test("org plan shows the plan, changes it with flags, and --json prints exactly 
     "max_batch_size",
     "proxies",
     "storage_destinations",
+    "credit_thresholds",
   ]);
   expect(plan).toEqual({
     image_credits: 7,
@@ -197,6 +198,7 @@ test("org plan shows the plan, changes it with flags, and --json prints exactly 
     max_batch_size: 4,
     proxies: true,
     storage_destinations: true,
+    credit_thresholds: [80, 100],
   });
   expect(JSON.parse((await latchkey(["org", "plan", "--org", orgId, "--json"], env)).stdout)).toEqual(plan);
   expect((await latchkey(["org", "plan", "--org", orgId], env)).stdout).toMatch(
