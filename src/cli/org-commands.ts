@@ -1,10 +1,9 @@
 import type { Command } from "commander";
-import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
-import { createSecretHasher } from "../domain/credentials.js";
 import { toKeyResponse } from "../http/key-response.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore } from "../store/key-store.js";
+import { agreedHasher } from "./agreed-hasher.js";
 import { registerOrgLimitsCommand } from "./org-limits-command.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { registerOrgPolicyCommand } from "./org-policy-command.js";
@@ -18,9 +17,9 @@ function withStore<T>(work: (store: KeyStore) => Promise<T>): Promise<T> {
 
 /** `org create` beside the database: the organization and its owner key, as `--json` prints them. */
 async function createBesideTheDatabase(name: string) {
-  const created = await withStore((store) =>
+  const created = await withStores(async (stores) =>
     createOrganizationWithOwner(
-      { store, hasher: createSecretHasher(loadConfig().secretPepper), clock: systemClock },
+      { store: stores.keys, hasher: await agreedHasher(stores), clock: systemClock },
       name,
     ),
   );
