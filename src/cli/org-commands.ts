@@ -4,6 +4,7 @@ import { toKeyResponse } from "../http/key-response.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore } from "../store/key-store.js";
 import { agreedHasher } from "./agreed-hasher.js";
+import { registerOrgCreditsCommand } from "./org-credits-command.js";
 import { registerOrgLimitsCommand } from "./org-limits-command.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { registerOrgPolicyCommand } from "./org-policy-command.js";
@@ -85,4 +86,5 @@ export function registerOrgCommands(program: Command): void {
       process.stdout.write(formatTable(["ID", "NAME", "KEYS", "CREATED"], table, count));
     });
   registerOrgLimitsCommand(org);
+  registerOrgCreditsCommand(org);
 }
