@@ -5,6 +5,7 @@ import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore } from "../store/key-store.js";
 import { agreedHasher } from "./agreed-hasher.js";
 import { registerOrgCreditsCommand } from "./org-credits-command.js";
+import { registerOrgOrganizationCommands } from "./org-organization-command.js";
 import { registerOrgLimitsCommand } from "./org-limits-command.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { registerOrgPolicyCommand } from "./org-policy-command.js";
@@ -87,4 +88,5 @@ export function registerOrgCommands(program: Command): void {
     });
   registerOrgLimitsCommand(org);
   registerOrgCreditsCommand(org);
+  registerOrgOrganizationCommands(org);
 }
