@@ -36,7 +36,7 @@ async function setUp() {
   return { orgId: organization.id as string, org, ownerKeyStatus };
 }
 
-describe("org update and org show, on SQLite", () => {
+describe("org update, org show and org list --url, on SQLite", () => {
   test.each(["local", "remote"] as const)(
     "%s: renames, sets and removes the external id, disables (the server refuses its keys) and enables",
     async (mode) => {
@@ -106,5 +106,20 @@ describe("org update and org show, on SQLite", () => {
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain("No organization org_missing");
     }
+  });
+
+  test("org list --url lists the same organizations, oldest first, without key counts", async () => {
+    const { orgId, org } = await setUp();
+    const second = await org("remote", "create", "--name", "globex", "--json");
+    const secondId = JSON.parse(second.stdout).organization.id as string;
+    const [local, remote] = [
+      JSON.parse((await org("local", "list", "--json")).stdout),
+      JSON.parse((await org("remote", "list", "--json")).stdout),
+    ];
+    expect(local.map((row: { id: string }) => row.id)).toEqual([orgId, secondId]);
+    expect(remote).toEqual(local.map((row: { key_count: number }) => ({ ...row, key_count: null })));
+    const table = await org("remote", "list");
+    expect(table.stdout).toMatch(/acme\s+-\s/);
+    expect(table.stdout).toContain("2 organizations");
   });
 });
