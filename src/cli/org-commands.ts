@@ -7,6 +7,8 @@ import { agreedHasher } from "./agreed-hasher.js";
 import type { OrganizationRow } from "./org-list-remote.js";
 import { registerOrgCreditsCommand } from "./org-credits-command.js";
 import { registerOrgOrganizationCommands } from "./org-organization-command.js";
+import { registerOrgOwnerKeyCommand } from "./org-owner-key-command.js";
+import { registerOrgUsageCommand } from "./org-usage-command.js";
 import { registerOrgLimitsCommand } from "./org-limits-command.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { registerOrgPolicyCommand } from "./org-policy-command.js";
@@ -97,4 +99,6 @@ export function registerOrgCommands(program: Command): void {
   registerOrgLimitsCommand(org);
   registerOrgCreditsCommand(org);
   registerOrgOrganizationCommands(org);
+  registerOrgOwnerKeyCommand(org);
+  registerOrgUsageCommand(org);
 }

@@ -1,6 +1,6 @@
-import type { Organization, UpdateOrganizationRequest } from "@latchkey/client";
+import type { Organization, UpdateOrganizationRequest, UsageReport } from "@latchkey/client";
 import { OPERATOR_ACTOR } from "../domain/audit.js";
-import { organizationJson } from "../http/admin-responses.js";
+import { organizationJson, usageJson } from "../http/admin-responses.js";
 import { UpdateOrganizationBody } from "../http/admin-schemas.js";
 import { validateInput } from "../services/validate-input.js";
 import { withProvisioning } from "./with-provisioning.js";
@@ -19,5 +19,13 @@ export function updateLocally(orgId: string, changes: UpdateOrganizationRequest)
   return withProvisioning(async ({ provisioning }) => {
     const input = validateInput(UpdateOrganizationBody, changes);
     return organizationJson(await provisioning.update(orgId, input, OPERATOR_ACTOR));
+  });
+}
+
+/** `org usage` beside the database, in the shape `GET .../usage` answers. */
+export function usageLocally(orgId: string): Promise<UsageReport> {
+  return withProvisioning(async ({ provisioning, usage }) => {
+    await provisioning.get(orgId);
+    return usageJson(await usage.report(orgId));
   });
 }

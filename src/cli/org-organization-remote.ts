@@ -1,4 +1,4 @@
-import type { Organization, UpdateOrganizationRequest } from "@latchkey/client";
+import type { Organization, UpdateOrganizationRequest, UsageReport } from "@latchkey/client";
 import { adminClient } from "./admin-connection.js";
 
 /** `org show --url`: `GET /v1/admin/organizations/{org}`. */
@@ -13,4 +13,9 @@ export function updateRemotely(
   changes: UpdateOrganizationRequest,
 ): Promise<Organization> {
   return adminClient(url).admin.updateOrganization(orgId, changes);
+}
+
+/** `org usage --url`: `GET /v1/admin/organizations/{org}/usage`. */
+export function usageRemotely(url: string, orgId: string): Promise<UsageReport> {
+  return adminClient(url).admin.getUsage(orgId);
 }
