@@ -1,10 +1,14 @@
 import type { Command } from "commander";
-import { loadConfig } from "../config.js";
 import { systemClock } from "../domain/clock.js";
-import { createSecretHasher } from "../domain/credentials.js";
 import { toKeyResponse } from "../http/key-response.js";
 import { createOrganizationWithOwner } from "../services/organizations.js";
 import type { KeyStore } from "../store/key-store.js";
+import { agreedHasher } from "./agreed-hasher.js";
+import type { OrganizationRow } from "./org-list-remote.js";
+import { registerOrgCreditsCommand } from "./org-credits-command.js";
+import { registerOrgOrganizationCommands } from "./org-organization-command.js";
+import { registerOrgOwnerKeyCommand } from "./org-owner-key-command.js";
+import { registerOrgUsageCommand } from "./org-usage-command.js";
 import { registerOrgLimitsCommand } from "./org-limits-command.js";
 import { registerOrgPlanCommand } from "./org-plan-command.js";
 import { registerOrgPolicyCommand } from "./org-policy-command.js";
@@ -18,9 +22,9 @@ function withStore<T>(work: (store: KeyStore) => Promise<T>): Promise<T> {
 
 /** `org create` beside the database: the organization and its owner key, as `--json` prints them. */
 async function createBesideTheDatabase(name: string) {
-  const created = await withStore((store) =>
+  const created = await withStores(async (stores) =>
     createOrganizationWithOwner(
-      { store, hasher: createSecretHasher(loadConfig().secretPepper), clock: systemClock },
+      { store: stores.keys, hasher: await agreedHasher(stores), clock: systemClock },
       name,
     ),
   );
@@ -68,22 +72,33 @@ export function registerOrgCommands(program: Command): void {
   org
     .command("list")
     .description("List the organizations of this database, oldest first.")
-    .option("--json", "print [{id, name, created_at, key_count}] as JSON")
-    .action(async (options: { json?: boolean }) => {
-      const organizations = await withStore((store) => store.listOrganizations());
-      const rows = organizations.map((org) => ({
-        id: org.id,
-        name: org.name,
-        created_at: new Date(org.createdAt).toISOString(),
-        key_count: org.keyCount,
-      }));
+    .option("--url <url>", "list through a running server's provisioning API (LATCHKEY_SERVICE_TOKEN)")
+    .option("--json", "print [{id, name, created_at, key_count}] as JSON (key_count null with --url)")
+    .action(async (options: { url?: string; json?: boolean }) => {
+      const rows: OrganizationRow[] = options.url
+        ? await (await import("./org-list-remote.js")).listRemotely(options.url)
+        : (await withStore((store) => store.listOrganizations())).map((org) => ({
+            id: org.id,
+            name: org.name,
+            created_at: new Date(org.createdAt).toISOString(),
+            key_count: org.keyCount,
+          }));
       if (options.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      const table = rows.map((row) => [row.id, printable(row.name), String(row.key_count), row.created_at]);
+      const table = rows.map((row) => [
+        row.id,
+        printable(row.name),
+        String(row.key_count ?? "-"),
+        row.created_at,
+      ]);
       const count = `${rows.length} organization${rows.length === 1 ? "" : "s"}`;
       process.stdout.write(formatTable(["ID", "NAME", "KEYS", "CREATED"], table, count));
     });
   registerOrgLimitsCommand(org);
+  registerOrgCreditsCommand(org);
+  registerOrgOrganizationCommands(org);
+  registerOrgOwnerKeyCommand(org);
+  registerOrgUsageCommand(org);
 }

@@ -10,6 +10,7 @@ import {
 } from "../domain/service-token-scopes.js";
 import { createServiceTokenService, type ServiceTokenService } from "../services/service-tokens.js";
 import type { ServiceTokenRecord } from "../store/service-token-store.js";
+import { agreedHasher } from "./agreed-hasher.js";
 import { withStores } from "./with-stores.js";
 
 /** A token's name says who holds it: blank would make `service-token list` useless for revoking. */
@@ -28,12 +29,16 @@ function parseScopes(value: string): ServiceTokenScope[] {
   }
 }
 
-function withTokens<T>(work: (tokens: ServiceTokenService) => Promise<T>): Promise<T> {
-  return withStores((stores) =>
+/**
+ * The service beside the database. Only a create hashes a secret, so only a create checks that this
+ * environment hashes as the servers do (agreed-hasher.ts); listing and revoking need no pepper.
+ */
+function withTokens<T>(work: (tokens: ServiceTokenService) => Promise<T>, creates = false): Promise<T> {
+  return withStores(async (stores) =>
     work(
       createServiceTokenService({
         store: stores.serviceTokens,
-        hasher: createSecretHasher(loadConfig().secretPepper),
+        hasher: creates ? await agreedHasher(stores) : createSecretHasher(loadConfig().secretPepper),
         clock: systemClock,
       }),
     ),
@@ -94,7 +99,7 @@ export function registerServiceTokenCommands(program: Command): void {
             const made = await admin.createServiceToken(options.name, options.scope);
             return { record: fromJson(made), token: made.token };
           })
-        : await withTokens((service) => service.create(options.name, undefined, options.scope));
+        : await withTokens((service) => service.create(options.name, undefined, options.scope), true);
       const scopes = [...record.scopes];
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, token }, null, 2)}\n`);

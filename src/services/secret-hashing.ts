@@ -33,6 +33,22 @@ export async function agreedSecretHashing(
         "this again.",
     );
   }
+  refuseDisagreement(deployment, own);
+  return deployment;
+}
+
+/**
+ * For the commands that make a deployment's first secrets (`org create`, `service-token create` beside
+ * the database): refused when `own` disagrees with the hashing a server recorded, like
+ * agreedSecretHashing; allowed before any server has started, since setting a database up (an
+ * organization, the first provisioning token) comes before its first `latchkey serve`.
+ */
+export async function checkSecretHashing(store: SecretHashingStore, own: SecretHashing): Promise<void> {
+  const deployment = await store.recorded();
+  if (deployment) refuseDisagreement(deployment, own);
+}
+
+function refuseDisagreement(deployment: SecretHashing, own: SecretHashing): void {
   const disagreement = hashingDisagreement(deployment, own);
   if (disagreement !== null) {
     throw new LatchkeyError(
@@ -41,5 +57,4 @@ export async function agreedSecretHashing(
         "LATCHKEY_SECRET_PEPPER (or without one, as they run).",
     );
   }
-  return deployment;
 }
