@@ -1,10 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, onTestFinished, test, vi } from "vitest";
-import { freePort } from "../helpers/free-port.js";
 import { createPostgresSchema } from "../helpers/postgres-schema.js";
-import { startServer, tempDir } from "../helpers/processes.js";
+import { tempDir } from "../helpers/processes.js";
 import { describeWithServices } from "../helpers/services.js";
-import { runCli } from "./run-cli.js";
+import { inBothModes } from "./both-modes.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -13,18 +12,10 @@ vi.setConfig({ testTimeout: 120_000 });
 type Database = () => Promise<string>;
 
 async function setUp(database: Database) {
-  const local = { LATCHKEY_DATABASE_URL: await database(), LATCHKEY_DATABASE_CREATE: "on" };
-  const orgId = JSON.parse((await runCli(["org", "create", "--name", "acme", "--json"], local)).stdout)
-    .organization.id as string;
-  const token = JSON.parse(
-    (await runCli(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], local))
-      .stdout,
-  ).token as string;
-  const server = await startServer({ LATCHKEY_DATABASE_URL: local.LATCHKEY_DATABASE_URL }, await freePort());
-  const cli = (mode: "local" | "remote", ...args: string[]) =>
-    mode === "local"
-      ? runCli(args, local)
-      : runCli([...args, "--url", server.baseUrl], { LATCHKEY_SERVICE_TOKEN: token });
+  const { orgId, cli } = await inBothModes({
+    LATCHKEY_DATABASE_URL: await database(),
+    LATCHKEY_DATABASE_CREATE: "on",
+  });
   return { orgId, cli };
 }
 

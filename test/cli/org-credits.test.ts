@@ -1,8 +1,5 @@
-import { join } from "node:path";
 import { describe, expect, test, vi } from "vitest";
-import { freePort } from "../helpers/free-port.js";
-import { startServer, tempDir } from "../helpers/processes.js";
-import { runCli } from "./run-cli.js";
+import { inBothModes, type Mode, newSqliteDatabase } from "./both-modes.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -11,25 +8,10 @@ vi.setConfig({ testTimeout: 120_000 });
  * provisioning API (`--url`, LATCHKEY_SERVICE_TOKEN), with the same checks and output.
  */
 
-type Mode = "local" | "remote";
-
 /** A SQLite database with an organization and a provision-scoped token (made by the CLI), and a server on it. */
 async function setUp() {
-  const local = {
-    LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
-    LATCHKEY_DATABASE_CREATE: "on",
-  };
-  const orgId = JSON.parse((await runCli(["org", "create", "--name", "acme", "--json"], local)).stdout)
-    .organization.id as string;
-  const token = JSON.parse(
-    (await runCli(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], local))
-      .stdout,
-  ).token as string;
-  const server = await startServer({ LATCHKEY_DATABASE_URL: local.LATCHKEY_DATABASE_URL }, await freePort());
-  const credits = (mode: Mode, ...args: string[]) =>
-    mode === "local"
-      ? runCli(["org", "credits", ...args], local)
-      : runCli(["org", "credits", ...args, "--url", server.baseUrl], { LATCHKEY_SERVICE_TOKEN: token });
+  const { orgId, cli } = await inBothModes(newSqliteDatabase());
+  const credits = (mode: Mode, ...args: string[]) => cli(mode, "org", "credits", ...args);
   const listed = async (mode: Mode) => JSON.parse((await credits(mode, "list", orgId, "--json")).stdout);
   return { orgId, credits, listed };
 }

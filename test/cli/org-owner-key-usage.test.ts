@@ -1,7 +1,5 @@
-import { join } from "node:path";
 import { describe, expect, test, vi } from "vitest";
-import { freePort } from "../helpers/free-port.js";
-import { startServer, tempDir } from "../helpers/processes.js";
+import { inBothModes, type Mode, newSqliteDatabase } from "./both-modes.js";
 import { runCli } from "./run-cli.js";
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -11,30 +9,12 @@ vi.setConfig({ testTimeout: 120_000 });
  * and through a running server's provisioning API (`--url`, LATCHKEY_SERVICE_TOKEN), printed alike.
  */
 
-type Mode = "local" | "remote";
-
 const PEPPER = "the-servers-pepper-of-this-test";
 
 async function setUp() {
-  const local = {
-    LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
-    LATCHKEY_DATABASE_CREATE: "on",
-    LATCHKEY_SECRET_PEPPER: PEPPER,
-  };
-  const orgId = JSON.parse((await runCli(["org", "create", "--name", "acme", "--json"], local)).stdout)
-    .organization.id as string;
-  const token = JSON.parse(
-    (await runCli(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], local))
-      .stdout,
-  ).token as string;
-  const server = await startServer(
-    { LATCHKEY_DATABASE_URL: local.LATCHKEY_DATABASE_URL, LATCHKEY_SECRET_PEPPER: PEPPER },
-    await freePort(),
-  );
-  const org = (mode: Mode, ...args: string[]) =>
-    mode === "local"
-      ? runCli(["org", ...args], local)
-      : runCli(["org", ...args, "--url", server.baseUrl], { LATCHKEY_SERVICE_TOKEN: token });
+  const local = { ...newSqliteDatabase(), LATCHKEY_SECRET_PEPPER: PEPPER };
+  const { orgId, server, cli } = await inBothModes(local, { LATCHKEY_SECRET_PEPPER: PEPPER });
+  const org = (mode: Mode, ...args: string[]) => cli(mode, "org", ...args);
   const status = async (apiId: string, secret: string) => {
     const authorization = `Basic ${Buffer.from(`${apiId}:${secret}`).toString("base64")}`;
     return (await fetch(`${server.baseUrl}/v1/api-keys`, { headers: { authorization } })).status;

@@ -1,8 +1,5 @@
-import { join } from "node:path";
 import { describe, expect, test, vi } from "vitest";
-import { freePort } from "../helpers/free-port.js";
-import { startServer, tempDir } from "../helpers/processes.js";
-import { runCli } from "./run-cli.js";
+import { inBothModes, type Mode, newSqliteDatabase } from "./both-modes.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -11,29 +8,13 @@ vi.setConfig({ testTimeout: 120_000 });
  * running server's provisioning API (`--url`, LATCHKEY_SERVICE_TOKEN), with the same checks and output.
  */
 
-type Mode = "local" | "remote";
-
 async function setUp() {
-  const local = {
-    LATCHKEY_DATABASE_URL: `sqlite:${join(tempDir(), "latchkey.db")}`,
-    LATCHKEY_DATABASE_CREATE: "on",
-  };
-  const { organization, key } = JSON.parse(
-    (await runCli(["org", "create", "--name", "acme", "--json"], local)).stdout,
-  );
-  const token = JSON.parse(
-    (await runCli(["service-token", "create", "--name", "ops", "--scope", "provision", "--json"], local))
-      .stdout,
-  ).token as string;
-  const server = await startServer({ LATCHKEY_DATABASE_URL: local.LATCHKEY_DATABASE_URL }, await freePort());
-  const org = (mode: Mode, ...args: string[]) =>
-    mode === "local"
-      ? runCli(["org", ...args], local)
-      : runCli(["org", ...args, "--url", server.baseUrl], { LATCHKEY_SERVICE_TOKEN: token });
-  const authorization = `Basic ${Buffer.from(`${key.api_id}:${key.api_key}`).toString("base64")}`;
+  const { orgId, ownerKey, server, cli } = await inBothModes(newSqliteDatabase());
+  const org = (mode: Mode, ...args: string[]) => cli(mode, "org", ...args);
+  const authorization = `Basic ${Buffer.from(`${ownerKey.api_id}:${ownerKey.api_key}`).toString("base64")}`;
   const ownerKeyStatus = async () =>
     (await fetch(`${server.baseUrl}/v1/api-keys`, { headers: { authorization } })).status;
-  return { orgId: organization.id as string, org, ownerKeyStatus };
+  return { orgId, org, ownerKeyStatus };
 }
 
 describe("org update, org show and org list --url, on SQLite", () => {
