@@ -5,14 +5,13 @@
 //                            [--limiter-seconds 5]      (run `npm run build` first)
 // Needs PostgreSQL (SCALE_POSTGRES_URL) and Redis (SCALE_REDIS_URL); the limiter alone runs on a
 // private redis-server so that Redis' command counts are this benchmark's only.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { measureInterleaved } from "./lib/load.mjs";
+import { privateRedis } from "./lib/private-redis.mjs";
 import { startServer } from "./lib/server-process.mjs";
 import { median, perRoundRatios, summarize } from "./lib/stats.mjs";
 import { measureLimiters } from "./scale-out-limiter.mjs";
@@ -51,35 +50,6 @@ const watchdog = setTimeout(() => {
   for (const server of servers) server.kill();
   process.exit(2);
 }, budgetSeconds * 1000);
-
-async function freePort() {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function privateRedis() {
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  await new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
-      if (output.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
-  });
-  child.stdout.resume();
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL") };
-}
 
 const DESCRIPTIONS = {
   bare: "bare Fastify 5 route, constant document",

@@ -1,5 +1,5 @@
 // A redis-server of one bench run's own, without persistence, so that its command statistics
-// (INFO commandstats) are that run's only. Used by stacked-windows.mjs and script-window-cost.mjs.
+// (INFO commandstats) are that run's only. Used by scale-out.mjs, stacked-windows.mjs and script-window-cost.mjs.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 
@@ -26,5 +26,7 @@ export async function privateRedis() {
     });
     child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
+  // Keep reading its log, so that a full pipe never blocks it.
+  child.stdout.resume();
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL") };
 }
