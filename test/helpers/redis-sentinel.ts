@@ -20,6 +20,11 @@ export interface ThrowawaySentinels {
   master(): Promise<ThrowawayRedis>;
   /** Waits until the sentinels agree on a live master that has `replicasOnline` replicas in sync (1 by default). */
   settled(replicasOnline?: number): Promise<void>;
+  /**
+   * Asks a sentinel to fail over now (`SENTINEL FAILOVER`) once it sees `replica` as a replica it
+   * reaches: "OK", or the error it answered ("NOGOODSLAVE ...": no replica it may promote).
+   */
+  forceFailover(replica: ThrowawayRedis): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +102,30 @@ export async function startThrowawaySentinels(
           if (online < replicasOnline) throw new Error(`the master has ${online} replicas in sync`);
         },
         { timeout: scaledMs(30_000), interval: 100 },
+      );
+    },
+    async forceFailover(replica) {
+      const sentinel = (live()[0] as ThrowawayRedis).port;
+      await vi.waitFor(
+        async () => {
+          const replicas = (await askRedis(sentinel, (redis) =>
+            redis.call("SENTINEL", "REPLICAS", MASTER_NAME),
+          )) as string[][];
+          const field = (fields: string[], name: string) => fields[fields.indexOf(name) + 1];
+          const seen = replicas.find((fields) => Number(field(fields, "port")) === replica.port);
+          // Reached, and its INFO read (so its priority is known): "info-refresh" is the age of that
+          // reading, counted from 1970 (an epoch's worth of milliseconds) while there has been none.
+          const flags = seen && field(seen, "flags");
+          if (!seen || flags !== "slave" || Number(field(seen, "info-refresh")) > 60_000)
+            throw new Error(
+              `sentinel ${sentinel} does not see ${replica.port} as a reachable replica (${flags})`,
+            );
+        },
+        { timeout: scaledMs(30_000), interval: 100 },
+      );
+      return askRedis(sentinel, (redis) => redis.call("SENTINEL", "FAILOVER", MASTER_NAME)).then(
+        String,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
     },
     async stop() {

@@ -57,9 +57,21 @@ describeWithServices(["postgres", "redisServer"], "three nodes on a Sentinel-man
           interval: 100,
         }),
       // Back as a replica of the new master, as a careful supervisor restarts it: without persistence,
-      // a master back as a master is empty, and a later promotion of it would lose every slot.
-      restart: async () =>
-        master.start(["--replicaof", "127.0.0.1", String((await sentinels.master()).port)]),
+      // a master back as a master is empty, and a later promotion of it would lose every slot. Empty
+      // too until its first sync, and the sentinels would promote it meanwhile (a sentinel starved of
+      // CPU took the new master for down a second after the promotion and made it the master again:
+      // 133 admitted of 100), so it comes back unpromotable (replica-priority 0).
+      restart: async () => {
+        await master.start([
+          "--replicaof",
+          "127.0.0.1",
+          String((await sentinels.master()).port),
+          "--replica-priority",
+          "0",
+        ]);
+        // That second failover, on demand: the sentinels find no replica they may promote.
+        expect(await sentinels.forceFailover(master)).toMatch(/^NOGOODSLAVE/);
+      },
       healed: () => sentinels.settled(1),
     });
     expect(await sentinels.master()).not.toBe(master);
