@@ -18,6 +18,7 @@ import { writeMetadata } from "./key-metadata-rows.js";
 import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { StoreDialect } from "./dialect.js";
 import type { ApiKeysTable, Database } from "./schema.js";
+import { olderThan } from "./keyset-page.js";
 
 /** The overrides of one organization, read with `db` (the store's connection or a transaction). */
 async function readLimits(db: Kysely<Database>, orgId: string): Promise<OrganizationLimits> {
@@ -262,12 +263,7 @@ export function createKyselyKeyStore(db: Kysely<Database>, dialect: StoreDialect
       }
       const after = query.after;
       if (after) {
-        select = select.where((eb) =>
-          eb.or([
-            eb("created_at", "<", after.createdAt),
-            eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-          ]),
-        );
+        select = select.where(olderThan({ time: after.createdAt, id: after.id }));
       }
       const rows = await select
         .orderBy("created_at", "desc")

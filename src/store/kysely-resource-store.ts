@@ -5,6 +5,7 @@ import { recordIdempotentResponse } from "./kysely-idempotency-store.js";
 import type { ResourceStore, StoredResource } from "./resource-store.js";
 import type { Database, ResourcesTable } from "./schema.js";
 import { SQLITE, type StoreDialect } from "./dialect.js";
+import { olderThan } from "./keyset-page.js";
 
 function toRow(record: StoredResource): ResourcesTable {
   return {
@@ -85,12 +86,7 @@ export function createKyselyResourceStore(
         .where("org_id", "=", orgId)
         .where("family", "=", family);
       if (after) {
-        select = select.where((eb) =>
-          eb.or([
-            eb("created_at", "<", after.createdAt),
-            eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-          ]),
-        );
+        select = select.where(olderThan({ time: after.createdAt, id: after.id }));
       }
       const rows = await select.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
       return rows.map(fromRow);

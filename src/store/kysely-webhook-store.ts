@@ -14,6 +14,7 @@ import type {
   WebhookEndpoint,
   WebhookStore,
 } from "./webhook-store.js";
+import { olderThan } from "./keyset-page.js";
 
 export const newAttemptId = () => `wha_${randomBase62(22)}`;
 
@@ -107,12 +108,7 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
     async listEndpoints(owner, limit, after) {
       let select = owned(owner);
       if (after) {
-        select = select.where((eb) =>
-          eb.or([
-            eb("created_at", "<", after.createdAt),
-            eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-          ]),
-        );
+        select = select.where(olderThan({ time: after.createdAt, id: after.id }));
       }
       const rows = await select.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
       return rows.map(toEndpoint);
@@ -165,9 +161,7 @@ export function createKyselyWebhookStore(db: Kysely<Database>, dialect: StoreDia
     async listAttempts(endpointId, limit, after) {
       let select = db.selectFrom("webhook_attempts").selectAll().where("endpoint_id", "=", endpointId);
       if (after) {
-        select = select.where((eb) =>
-          eb.or([eb("at", "<", after.at), eb.and([eb("at", "=", after.at), eb("id", "<", after.id)])]),
-        );
+        select = select.where(olderThan({ time: after.at, id: after.id }, "at"));
       }
       const rows = await select.orderBy("at", "desc").orderBy("id", "desc").limit(limit).execute();
       return rows.map(toAttempt);
